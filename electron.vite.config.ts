@@ -1,0 +1,40 @@
+// electron-vite 5: main (ESM, package.json is "type": "module"), a sandboxed preload (must be
+// CommonJS: sandboxed preloads cannot load ES modules) and the React renderer.
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+
+// electron-vite runs from the project root (npm scripts); paths are resolved from there.
+const root = process.cwd();
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: { index: resolve(root, 'src-main/index.ts') },
+        // package.json "main" points at out/main/index.js; .js is ESM under "type": "module".
+        output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      // Sandboxed preloads may require('electron') only: bundle everything else in.
+      externalizeDeps: false,
+      rollupOptions: {
+        input: { preload: resolve(root, 'src-main/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].js', inlineDynamicImports: true },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src-renderer'),
+    plugins: [react()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      rollupOptions: { input: resolve(root, 'src-renderer/index.html') },
+    },
+  },
+});

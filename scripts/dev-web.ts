@@ -1,0 +1,48 @@
+// `npm run dev:web`: the whole app in a normal browser, without Electron. Starts the
+// reference service with demo data, builds the renderer, and serves it through the test
+// bridge (real handlers, real engine, real disk) pre-connected with the demo key.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReferenceService } from '../src-service/index';
+import { buildRenderer } from '../test/support/bridge-build';
+import { startBridge } from '../test/support/bridge-server';
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'dataset-sync-dev-web-'));
+  const service = await startReferenceService();
+  const client = service.clients[0];
+  if (!client) throw new Error('The reference service has no client account.');
+  process.stderr.write('Building the renderer...\n');
+  const rendererDir = await buildRenderer(join(work, 'renderer'));
+  let pickCount = 0;
+  const bridge = await startBridge({
+    rendererDir,
+    settingsDir: join(work, 'settings'),
+    baseUrl: service.deliveryBaseUrl,
+    initialKeys: { [service.deliveryBaseUrl]: client.apiKey },
+    secretStoreWarning: 'Development bridge: the demo key is kept in memory only.',
+    // No native dialog in a browser: each pick gets a fresh folder under the temp dir.
+    pickFolderAnswer: () => join(work, 'datasets', `dataset-${++pickCount}`),
+    port: Number(process.env.PORT ?? 0) || undefined,
+  });
+  process.stdout.write(`Dataset Sync (browser bridge) running at ${bridge.url}\n`);
+  process.stderr.write(`Service: ${service.deliveryBaseUrl} (account "${client.name}")\nData: ${work}\nPress Ctrl+C to stop.\n`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await bridge.close().catch(() => undefined);
+    await service.close().catch(() => undefined);
+    await rm(work, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

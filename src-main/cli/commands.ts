@@ -1,0 +1,224 @@
+// The CLI commands (DESIGN 1.2). Each returns its exit code; printing goes to the given streams.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { BaseUrlError, validateBaseUrl } from '../api/base-url';
+import { createDeliveryClient } from '../api/delivery-client';
+import { isApiError, type ApiError } from '../api/errors';
+import { createKeychainStore } from '../secrets/keychain';
+import { SecretStoreUnavailableError } from '../secrets/secret-store';
+import { runSync } from '../sync/engine';
+import type { SyncTuning } from '../sync/events';
+import { verifyDataset } from '../sync/verify';
+import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
+import { keyPrefix } from './format';
+import { readSecretFromStdin } from './stdin-secret';
+import { SyncDisplay } from './sync-display';
+import { UsageError } from './usage';
+
+type Options = ParseArgsConfig['options'];
+
+function parse(argv: string[], options: NonNullable<Options>) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function baseUrlOf(values: Record<string, string | boolean | undefined>): string {
+  try {
+    return validateBaseUrl(required(values, 'base-url'));
+  } catch (e) {
+    if (e instanceof BaseUrlError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+function positiveInt(text: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${text}`);
+  return n;
+}
+
+/** Exit code for an API failure outside a sync (collections, login). */
+function apiExitCode(e: ApiError): number {
+  if (e.kind === 'auth') return 3;
+  if (e.kind === 'network' || e.kind === 'server' || e.kind === 'rate_limited' || e.kind === 'malformed') return 4;
+  return 1;
+}
+
+/** Test and tuning knobs from the environment; documented in src-main/sync/README.md. */
+export function tuningFromEnv(env: NodeJS.ProcessEnv = process.env): SyncTuning {
+  const num = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);
+    return n;
+  };
+  return {
+    retryBaseMs: num('DATASET_SYNC_RETRY_BASE_MS'),
+    maxAttempts: num('DATASET_SYNC_MAX_ATTEMPTS'),
+    stallTimeoutMs: num('DATASET_SYNC_STALL_TIMEOUT_MS'),
+  };
+}
+
+export interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+export async function syncCommand(argv: string[], io: Io): Promise<number> {
+  const v = parse(argv, {
+    'base-url': { type: 'string' },
+    collection: { type: 'string' },
+    dest: { type: 'string' },
+    'consents-dir': { type: 'string' },
+    concurrency: { type: 'string' },
+    'exclude-gold': { type: 'boolean' },
+    full: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  const baseUrl = baseUrlOf(v);
+  const collectionId = positiveInt(required(v, 'collection'), 'collection', 1, Number.MAX_SAFE_INTEGER);
+  const dest = required(v, 'dest');
+  const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
+  const tuning = tuningFromEnv();
+  const apiKey = await resolveApiKey(baseUrl);
+  const json = v.json === true;
+
+  const display = new SyncDisplay(io.stderr, io.stderr.isTTY === true && !json);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    io.stderr.write('\nCancelling… (partial downloads are kept; press Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  try {
+    const summary = await runSync(
+      {
+        baseUrl,
+        apiKey,
+        collectionId,
+        dest,
+        consentsDir: typeof v['consents-dir'] === 'string' ? v['consents-dir'] : undefined,
+        concurrency,
+        excludeGold: v['exclude-gold'] === true,
+        full: v.full === true,
+        signal: controller.signal,
+        tuning,
+      },
+      (e) => {
+        if (json) io.stdout.write(JSON.stringify(e) + '\n');
+        else display.handle(e);
+      },
+    );
+    if (json && summary.fatal) io.stderr.write(`dataset-sync: ${summary.fatal.message}\n`);
+    return summary.exitCode;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+export async function verifyCommand(argv: string[], io: Io): Promise<number> {
+  const v = parse(argv, { dest: { type: 'string' }, json: { type: 'boolean' } });
+  const dest = required(v, 'dest');
+  let report;
+  try {
+    report = await verifyDataset(dest, (checked, total) => {
+      if (io.stderr.isTTY && v.json !== true) io.stderr.write(`\rverifying ${checked}/${total}`);
+    });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    io.stderr.write(`dataset-sync: cannot verify ${dest}: ${code === 'ENOENT' ? 'no manifest.csv there (has it been synced?)' : (e as Error).message}\n`);
+    return 2;
+  }
+  if (io.stderr.isTTY && v.json !== true) io.stderr.write('\n');
+  if (v.json === true) io.stdout.write(JSON.stringify(report) + '\n');
+  else {
+    for (const p of report.missing) io.stdout.write(`missing  ${p}\n`);
+    for (const p of report.changed) io.stdout.write(`changed  ${p}\n`);
+    for (const p of report.extra) io.stdout.write(`extra    ${p}\n`);
+    io.stdout.write(`${report.ok} of ${report.filesChecked} files OK; ${report.missing.length} missing, ${report.changed.length} changed, ${report.extra.length} extra\n`);
+  }
+  return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+}
+
+export async function collectionsCommand(argv: string[], io: Io): Promise<number> {
+  const v = parse(argv, { 'base-url': { type: 'string' }, json: { type: 'boolean' } });
+  const baseUrl = baseUrlOf(v);
+  const apiKey = await resolveApiKey(baseUrl);
+  const client = createDeliveryClient({ baseUrl, apiKey, connections: 1 });
+  try {
+    const list = await client.listCollections();
+    if (v.json === true) io.stdout.write(JSON.stringify({ collections: list }) + '\n');
+    else {
+      if (list.length === 0) io.stdout.write('No collections.\n');
+      for (const c of list) io.stdout.write(`${String(c.id).padStart(6)}  ${c.status.padEnd(10)} ${c.title}\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    io.stderr.write(`dataset-sync: ${e.message}\n`);
+    return apiExitCode(e);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function loginCommand(argv: string[], io: Io): Promise<number> {
+  const v = parse(argv, { 'base-url': { type: 'string' } });
+  const baseUrl = baseUrlOf(v);
+  const apiKey = await readSecretFromStdin('API key: ', io.stderr);
+  if (!apiKey) {
+    io.stderr.write('dataset-sync: no key on stdin (pipe it in or type it at the prompt)\n');
+    return 2;
+  }
+  const client = createDeliveryClient({ baseUrl, apiKey, connections: 1 });
+  let me;
+  try {
+    me = await client.me();
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    io.stderr.write(`dataset-sync: the key could not be checked: ${e.message}\n`);
+    return apiExitCode(e);
+  } finally {
+    await client.close();
+  }
+  try {
+    await createKeychainStore().set(baseUrl, apiKey);
+  } catch (e) {
+    if (!(e instanceof SecretStoreUnavailableError)) throw e;
+    io.stderr.write(`dataset-sync: the key is valid but could not be stored: ${e.message}. Set ${API_KEY_ENV} in the environment instead.\n`);
+    return 2;
+  }
+  io.stdout.write(`Logged in to ${baseUrl} as ${me.client.name} <${me.client.email}>; key ${me.api_key.prefix || keyPrefix(apiKey)} stored in the OS keychain.\n`);
+  return 0;
+}
+
+export async function logoutCommand(argv: string[], io: Io): Promise<number> {
+  const v = parse(argv, { 'base-url': { type: 'string' } });
+  const baseUrl = baseUrlOf(v);
+  try {
+    const removed = await createKeychainStore().delete(baseUrl);
+    io.stdout.write(removed ? `Removed the key for ${baseUrl} from the OS keychain.\n` : `No key was stored for ${baseUrl}.\n`);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof SecretStoreUnavailableError)) throw e;
+    io.stderr.write(`dataset-sync: ${e.message}\n`);
+    return 2;
+  }
+}
+
+export { MissingKeyError };

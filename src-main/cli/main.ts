@@ -1,0 +1,54 @@
+// Entry of the headless CLI (DESIGN 1.2). bin/dataset-sync.mjs runs this file through tsx.
+import { collectionsCommand, loginCommand, logoutCommand, MissingKeyError, syncCommand, verifyCommand, type Io } from './commands';
+import { USAGE, UsageError } from './usage';
+
+async function demoCommand(argv: string[]): Promise<number> {
+  // The one place src-main touches the reference service, and only when asked to.
+  // A computed specifier keeps the type checker and bundlers from pulling the service into the app.
+  const specifier = '../../src-service/cli-demo';
+  const mod = (await import(specifier)) as { runDemoCommand(argv: string[]): Promise<number | void> };
+  const code = await mod.runDemoCommand(argv);
+  return typeof code === 'number' ? code : 0;
+}
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'sync':
+        return await syncCommand(rest, io);
+      case 'verify':
+        return await verifyCommand(rest, io);
+      case 'collections':
+        return await collectionsCommand(rest, io);
+      case 'login':
+        return await loginCommand(rest, io);
+      case 'logout':
+        return await logoutCommand(rest, io);
+      case 'demo':
+        return await demoCommand(rest);
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout.write(USAGE);
+        return 0;
+      default:
+        throw new UsageError(command === undefined ? 'no command given' : `unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`dataset-sync: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof MissingKeyError) {
+      io.stderr.write(`dataset-sync: ${e.message}\n`);
+      return 2;
+    }
+    io.stderr.write(`dataset-sync: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// Let stdout drain (NDJSON consumers read to the end) before exiting.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,31 @@
+// Usage text and the error that makes the CLI print it and exit 2.
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: dataset-sync <command> [options]
+
+Commands:
+  sync --base-url URL --collection ID --dest DIR [--consents-dir DIR] [--concurrency N] [--exclude-gold] [--full] [--json]
+      one incremental sync of one collection into DIR
+  verify --dest DIR [--json]
+      re-hash every file listed in DIR/manifest.csv; report missing, changed and extra files
+  collections --base-url URL [--json]
+      list the account's collections
+  login --base-url URL
+      read an API key from stdin, check it with GET /me, store it in the OS keychain
+  logout --base-url URL
+      remove the key for URL from the OS keychain
+  demo [--port P] [--sets N] [--file-size BYTES] [--seed S] [--data-dir DIR]
+      serve the reference service with demo data on 127.0.0.1 until interrupted
+
+The API key comes from the environment variable DATASET_SYNC_API_KEY, else from the OS keychain
+entry for the base URL (see login). It is never a command-line argument.
+
+Exit codes: 0 all synced and verified; 1 some files or sets failed; 2 usage or configuration
+error; 3 authentication failed; 4 the service could not be reached or kept failing.
+`;

@@ -1,0 +1,50 @@
+// The OS keychain through keytar (Secret Service on Linux, Keychain on macOS, Credential
+// Vault on Windows). No Electron import: the headless CLI uses this store directly.
+import { createRequire } from 'node:module';
+import { KEYCHAIN_ACCOUNT, keychainService, SecretStoreUnavailableError, type SecretStore } from './secret-store';
+
+interface Keytar {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
+
+function loadKeytar(): Keytar {
+  try {
+    // keytar is an optional native dependency: it may be missing where it could not build.
+    return createRequire(import.meta.url)('keytar') as Keytar;
+  } catch (e) {
+    throw new SecretStoreUnavailableError('The OS keychain module (keytar) is not installed or failed to build.', { cause: e });
+  }
+}
+
+async function guard<T>(what: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new SecretStoreUnavailableError(`The OS keychain is not available (${what}): ${reason}`, { cause: e });
+  }
+}
+
+/** Throws SecretStoreUnavailableError on use when there is no keychain (no keytar, no D-Bus, locked). */
+export function createKeychainStore(): SecretStore {
+  let keytar: Keytar | undefined;
+  const kt = () => (keytar ??= loadKeytar());
+  return {
+    kind: 'keychain',
+    get: (baseUrl) => guard('read', () => kt().getPassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT)),
+    set: (baseUrl, apiKey) => guard('write', () => kt().setPassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT, apiKey)),
+    delete: (baseUrl) => guard('delete', () => kt().deletePassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT)),
+  };
+}
+
+/** True when the keychain answers a harmless read; used to choose a fallback up front. */
+export async function keychainAvailable(store: SecretStore = createKeychainStore()): Promise<boolean> {
+  try {
+    await store.get('probe://dataset-sync');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,143 @@
+// The dataset files under DEST (DESIGN 1.1): collection.json, sets/<id>/set.json (pseudonymous),
+// manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { CollectionDetail, SetRecord } from '../api/types';
+import { writeFileAtomic, writeJsonAtomic } from './atomic';
+import { setDir } from './layout';
+import type { FileEntry } from './state';
+
+export const MANIFEST_COLUMNS = [
+  'set_id',
+  'slot_index',
+  'slot_key',
+  'path',
+  'size_bytes',
+  'sha256',
+  'participant_refs',
+  'is_gold',
+  'accepted_at',
+  'updated_at',
+  'downloaded_at',
+] as const;
+
+/**
+ * The set as stored under DEST. Built field by field from known fields (never spread) so that
+ * signer names, and anything personal the service might add later, stay out of the dataset.
+ */
+export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
+  return {
+    id: set.id,
+    status: set.status,
+    submitted_at: set.submitted_at,
+    accepted_at: set.accepted_at,
+    updated_at: set.updated_at,
+    is_gold: set.is_gold,
+    participants: set.participants.map((p) => {
+      const out: Record<string, unknown> = { id: p.id, role: p.role, participant_ref: p.participant_ref };
+      if (p.age !== undefined) out.age = p.age;
+      if (p.gender !== undefined) out.gender = p.gender;
+      if (p.ethnicity !== undefined) out.ethnicity = p.ethnicity;
+      if (p.skin_tone !== undefined) out.skin_tone = p.skin_tone;
+      out.quota_group = { group: p.quota_group.group, value: p.quota_group.value, label: p.quota_group.label };
+      out.consent = p.consent === null ? null : { id: p.consent.id, version: p.consent.version, signed_at: p.consent.signed_at };
+      return out;
+    }),
+    files: set.files.map((f) => ({
+      id: f.id,
+      slot_index: f.slot_index,
+      slot_key: f.slot_key,
+      filename: f.filename,
+      content_type: f.content_type,
+      size_bytes: f.size_bytes,
+      sha256: f.sha256,
+      media: { width: f.media.width, height: f.media.height, fps: f.media.fps, duration: f.media.duration, codec: f.media.codec },
+      check_status: f.check_status,
+    })),
+  };
+}
+
+export async function writeSetJson(dest: string, set: SetRecord): Promise<void> {
+  const dir = setDir(dest, set.id);
+  await fs.mkdir(dir, { recursive: true });
+  await writeJsonAtomic(path.join(dir, 'set.json'), pseudonymousSet(set));
+}
+
+export async function writeCollectionJson(dest: string, collection: CollectionDetail): Promise<void> {
+  await writeJsonAtomic(path.join(dest, 'collection.json'), collection);
+}
+
+export function participantRefs(set: SetRecord): string {
+  return [...set.participants]
+    .sort((a, b) => (a.role < b.role ? -1 : a.role > b.role ? 1 : 0))
+    .map((p) => p.participant_ref)
+    .join(';');
+}
+
+export function csvField(v: string | number | boolean | null): string {
+  const s = v === null ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Entries sorted by set id then slot, so the files are stable across syncs. */
+function sortedEntries(files: Record<string, FileEntry>): Array<[string, FileEntry]> {
+  return Object.entries(files).sort(([, a], [, b]) => a.setId - b.setId || a.slotIndex - b.slotIndex);
+}
+
+export async function writeManifestAndSums(dest: string, files: Record<string, FileEntry>): Promise<void> {
+  const entries = sortedEntries(files);
+  const csv: string[] = [MANIFEST_COLUMNS.join(',')];
+  const sums: string[] = [];
+  for (const [rel, f] of entries) {
+    csv.push(
+      [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt]
+        .map(csvField)
+        .join(','),
+    );
+    sums.push(`${f.sha256}  ${rel}`);
+  }
+  await writeFileAtomic(path.join(dest, 'manifest.csv'), csv.join('\n') + '\n');
+  await writeFileAtomic(path.join(dest, 'SHA256SUMS'), sums.length ? sums.join('\n') + '\n' : '');
+}
+
+/** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */
+export function parseManifest(text: string): Array<{ path: string; sha256: string; sizeBytes: number }> {
+  const rows = parseCsv(text);
+  const header = rows.shift() ?? [];
+  const iPath = header.indexOf('path');
+  const iSha = header.indexOf('sha256');
+  const iSize = header.indexOf('size_bytes');
+  if (iPath < 0 || iSha < 0 || iSize < 0) throw new Error('manifest.csv has no path, sha256 or size_bytes column');
+  return rows.filter((r) => r.length > 1).map((r) => ({ path: r[iPath] ?? '', sha256: r[iSha] ?? '', sizeBytes: Number(r[iSize]) }));
+}
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else if (c !== '\r') field += c;
+  }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}

@@ -1,0 +1,87 @@
+// The one event stream of a sync. The engine emits these; the CLI (terminal display and
+// --json) and the desktop app (batched over IPC) consume the same values. Plain data only:
+// no API key, no signer name, nothing that may not cross to the renderer.
+
+export type FileState =
+  | 'queued'
+  | 'downloading'
+  | 'retrying'
+  | 'verifying'
+  | 'verified'
+  | 'up_to_date'
+  | 'failed'
+  | 'skipped';
+
+export interface SyncOptions {
+  baseUrl: string;
+  apiKey: string;
+  collectionId: number;
+  dest: string;
+  /** Defaults to the sibling folder `<dest>.consents`. */
+  consentsDir?: string;
+  /** 1..16, default 4. */
+  concurrency?: number;
+  excludeGold?: boolean;
+  /** Ignore the watermark and walk every accepted set; report local sets no longer served. */
+  full?: boolean;
+  /** Aborting leaves partial downloads in place; the next sync resumes them. */
+  signal?: AbortSignal;
+  /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
+  tuning?: SyncTuning;
+}
+
+/** Added by the engine: retry and watchdog timing. All optional. */
+export interface SyncTuning {
+  /** First retry delay; doubles per attempt with jitter, capped at 30 s. Default 1000. */
+  retryBaseMs?: number;
+  /** Attempts per request or transfer before giving up (retryable failures). Default 6. */
+  maxAttempts?: number;
+  /** A transfer with no bytes for this long is aborted and retried. Default 30000. */
+  stallTimeoutMs?: number;
+  /** Interval of `progress` events. Default 250. */
+  progressIntervalMs?: number;
+}
+
+export type SyncEvent =
+  | { type: 'start'; collectionId: number; dest: string; full: boolean; watermark: string | null }
+  | { type: 'collection'; collectionId: number; title: string; acceptedSets: number }
+  | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string }
+  | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string }
+  | { type: 'progress'; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number; bytesPerSecond: number; etaSeconds: number | null; active: Array<{ fileId: number; path: string; bytesDone: number; sizeBytes: number }> }
+  | { type: 'warning'; message: string }
+  | { type: 'summary'; summary: SyncSummary };
+
+export interface SyncSummary {
+  collectionId: number;
+  dest: string;
+  sets: number;
+  setsComplete: number;
+  setsFailed: number;
+  setsNotServed: number[];
+  filesDownloaded: number;
+  filesUpToDate: number;
+  filesFailed: number;
+  bytesDownloaded: number;
+  bytesHashed: number;
+  requests: number;
+  failures: Array<{ setId: number; fileId?: number; path?: string; reason: string }>;
+  watermark: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** 0 all verified, 1 some failed, 2 usage/config, 3 auth, 4 unreachable (DESIGN 1.2). */
+  exitCode: 0 | 1 | 2 | 3 | 4;
+  cancelled: boolean;
+  /** Set when the sync stopped as a whole (bad key, unreachable service, lock held, DEST not writable...). */
+  fatal?: { kind: string; message: string };
+}
+
+export interface VerifyReport {
+  dest: string;
+  filesChecked: number;
+  ok: number;
+  missing: string[];
+  changed: string[];
+  extra: string[];
+  bytesHashed: number;
+}

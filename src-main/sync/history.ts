@@ -1,0 +1,36 @@
+// Past syncs of a DEST, one JSON summary per line in DEST/.dataset-sync/history.jsonl.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { SyncSummary } from './events';
+import { stateDir } from './layout';
+
+const MAX_ENTRIES = 500;
+
+function historyPath(dest: string): string {
+  return path.join(stateDir(dest), 'history.jsonl');
+}
+
+export async function appendHistory(dest: string, summary: SyncSummary): Promise<void> {
+  await fs.appendFile(historyPath(dest), JSON.stringify(summary) + '\n');
+}
+
+/** Past syncs of DEST, newest first; empty when there are none. */
+export async function readHistory(dest: string): Promise<SyncSummary[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(historyPath(dest), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: SyncSummary[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as SyncSummary);
+    } catch {
+      // A line cut by a crash is skipped; the others stay readable.
+    }
+  }
+  return out.reverse().slice(0, MAX_ENTRIES);
+}

@@ -1,0 +1,32 @@
+// Where things live on disk (DESIGN 1.1). Every path part taken from the server has been
+// checked by names.ts before it reaches these helpers.
+import path from 'node:path';
+
+export function defaultConsentsDir(dest: string): string {
+  const abs = path.resolve(dest);
+  return path.join(path.dirname(abs), `${path.basename(abs)}.consents`);
+}
+
+export const STATE_DIR = '.dataset-sync';
+
+export function stateDir(dest: string): string {
+  return path.join(dest, STATE_DIR);
+}
+
+export function partialDir(dest: string): string {
+  return path.join(dest, STATE_DIR, 'partial');
+}
+
+/** Relative to DEST, with forward slashes as in manifest.csv and SHA256SUMS. */
+export function relFilePath(setId: number, filename: string): string {
+  return `sets/${setId}/${filename}`;
+}
+
+export function setDir(dest: string, setId: number): string {
+  return path.join(dest, 'sets', String(setId));
+}
+
+/** A partial download is keyed by file id and expected hash, so an edited file never resumes on old bytes. */
+export function partialPath(dest: string, fileId: number, sha256: string): string {
+  return path.join(partialDir(dest), `${fileId}-${sha256}.part`);
+}

@@ -1,0 +1,31 @@
+// Failures of the local file system that stop the whole sync (DEST not writable, disk full):
+// continuing would only fail every other file the same way.
+
+const FATAL_FS_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EIO', 'EEXIST', 'EISDIR', 'EMFILE', 'ENFILE']);
+
+export class LocalFsError extends Error {
+  constructor(message: string, readonly code: string | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LocalFsError';
+  }
+}
+
+export function isFatalFsError(e: unknown): e is NodeJS.ErrnoException {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && FATAL_FS_CODES.has(code);
+}
+
+export function localFsError(e: unknown, doing: string): LocalFsError {
+  if (e instanceof LocalFsError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const code = err?.code;
+  const hint =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'the disk is full; free some space and sync again (partial downloads are kept and resume)'
+      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'the folder is not writable'
+        : code === 'ENOTDIR'
+          ? 'a part of the path is a file, not a folder'
+          : (err?.message ?? String(e));
+  return new LocalFsError(`Cannot ${doing}: ${hint} (${code ?? 'error'}${err?.path ? ` at ${err.path}` : ''})`, code, { cause: e });
+}

@@ -1,0 +1,43 @@
+// Back-off for retryable failures (5xx, 429, network): exponential with full jitter, honouring
+// Retry-After when the server gives one.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError, isApiError } from '../api/errors';
+
+export interface RetryPolicy {
+  baseMs: number;
+  maxAttempts: number;
+  capMs: number;
+}
+
+export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number): number {
+  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, 5 * 60_000);
+  const exp = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
+  // Half fixed, half random: spreads parallel clients without ever retrying instantly.
+  return exp / 2 + Math.random() * (exp / 2);
+}
+
+export async function backoff(policy: RetryPolicy, attempt: number, err: unknown, signal?: AbortSignal): Promise<void> {
+  const ra = isApiError(err) ? err.retryAfterSeconds : undefined;
+  await sleep(retryDelayMs(policy, attempt, ra), undefined, { signal });
+}
+
+export function isRetryable(e: unknown): boolean {
+  return isApiError(e) && e.retryable;
+}
+
+/** Runs `fn` until it succeeds, fails with a non-retryable error or runs out of attempts. */
+export async function withRetry<T>(
+  policy: RetryPolicy,
+  fn: () => Promise<T>,
+  opts: { signal?: AbortSignal; onRetry?: (attempt: number, err: ApiError) => void } = {},
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isRetryable(e) || attempt >= policy.maxAttempts || opts.signal?.aborted) throw e;
+      opts.onRetry?.(attempt, e as ApiError);
+      await backoff(policy, attempt, e, opts.signal);
+    }
+  }
+}

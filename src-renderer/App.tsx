@@ -1,0 +1,144 @@
+import { useEffect } from 'react';
+import { subscribe } from './api';
+import { useConnection } from './stores/connection';
+import { useNavigation, type Workspace } from './stores/navigation';
+import { useNotices } from './stores/notices';
+import { useSettings, type ThemeChoice } from './stores/settings';
+import { useSync } from './stores/sync';
+import { AccountCard, ConnectForm } from './screens/ConnectScreen';
+import { CollectionsScreen } from './screens/CollectionsScreen';
+import { CollectionScreen } from './screens/CollectionScreen';
+import { Toasts } from './components/Toasts';
+import { SettingsCard } from './components/SettingsCard';
+import { RecruiterWorkspace } from './recruiter/RecruiterWorkspace';
+
+/** Subscribes once to main's pushes; each goes to the store that owns it. */
+function useBridgeEvents() {
+  useEffect(() => {
+    const off = [
+      subscribe('sync:events', ({ collectionId, events }) => useSync.getState().applyEvents(collectionId, events)),
+      subscribe('sync:state', (state) => useSync.getState().applyRunState(state)),
+      subscribe('notice', (notice) => useNotices.getState().push(notice)),
+    ];
+    return () => off.forEach((unsubscribe) => unsubscribe());
+  }, []);
+}
+
+function useThemeAttribute() {
+  const theme = useSettings((s) => s.theme);
+  useEffect(() => {
+    if (theme === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+  }, [theme]);
+}
+
+const NEXT_THEME: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' };
+const THEME_NAMES: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
+
+function ThemeToggle() {
+  const theme = useSettings((s) => s.theme);
+  const setTheme = useSettings((s) => s.setTheme);
+  return (
+    <button type="button" className="theme-toggle" onClick={() => setTheme(NEXT_THEME[theme])} aria-label={`Theme: ${THEME_NAMES[theme]}. Switch to ${THEME_NAMES[NEXT_THEME[theme]]}`}>
+      Theme: {THEME_NAMES[theme]}
+    </button>
+  );
+}
+
+const WORKSPACES: Array<{ id: Workspace; label: string }> = [
+  { id: 'delivery', label: 'Delivery' },
+  { id: 'recruiter', label: 'Recruiter' },
+];
+
+function Header() {
+  const workspace = useNavigation((s) => s.workspace);
+  const setWorkspace = useNavigation((s) => s.setWorkspace);
+  const go = useNavigation((s) => s.go);
+  const info = useConnection((s) => s.info);
+  return (
+    <header className="app-header">
+      <h1 className="app-title">Dataset Sync</h1>
+      {info && (
+        <nav aria-label="Workspaces" className="workspaces">
+          {WORKSPACES.map((w) => (
+            <button key={w.id} type="button" aria-current={workspace === w.id ? 'page' : undefined} onClick={() => setWorkspace(w.id)}>
+              {w.label}
+            </button>
+          ))}
+        </nav>
+      )}
+      <span className="spacer" />
+      {info && (
+        <button
+          type="button"
+          className="account-button"
+          onClick={() => {
+            setWorkspace('delivery');
+            go({ screen: 'account' });
+          }}
+          title={`${info.client.email} · key ${info.apiKey.prefix}…`}
+        >
+          <span className="muted">Signed in as</span> <strong data-testid="header-client-name">{info.client.name}</strong>
+        </button>
+      )}
+      <ThemeToggle />
+    </header>
+  );
+}
+
+function DeliveryWorkspace() {
+  const route = useNavigation((s) => s.route);
+  switch (route.screen) {
+    case 'account':
+      return (
+        <div className="account-screen">
+          <AccountCard />
+          <div className="column">
+            <ConnectForm replacing />
+            <SettingsCard />
+          </div>
+        </div>
+      );
+    case 'collection':
+      return <CollectionScreen collectionId={route.collectionId} tab={route.tab} />;
+    default:
+      return <CollectionsScreen />;
+  }
+}
+
+export function App() {
+  useBridgeEvents();
+  useThemeAttribute();
+  const status = useConnection((s) => s.status);
+  const workspace = useNavigation((s) => s.workspace);
+  const loadConnection = useConnection((s) => s.load);
+  const loadSettings = useSettings((s) => s.load);
+
+  useEffect(() => {
+    void loadConnection();
+    void loadSettings();
+  }, [loadConnection, loadSettings]);
+
+  let body;
+  if (status === 'unknown' || status === 'checking') body = <p className="muted">Checking the connection…</p>;
+  else if (status === 'disconnected')
+    body = (
+      <div className="connect-screen">
+        <ConnectForm replacing={false} />
+      </div>
+    );
+  else body = workspace === 'recruiter' ? <RecruiterWorkspace /> : <DeliveryWorkspace />;
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      <main id="main" tabIndex={-1}>
+        {body}
+      </main>
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import type { IpcError } from '../../src-main/ipc/contract';
+import { useCollections } from '../stores/collections';
+import { useSettings } from '../stores/settings';
+import { ErrorMessage } from './ErrorMessage';
+
+export function useDatasetFolder(collectionId: number): string | null {
+  const fromList = useCollections((s) => s.list?.find((c) => c.id === collectionId)?.dest);
+  const fromSettings = useSettings((s) => s.settings?.collections[String(collectionId)]?.dest);
+  return fromList ?? fromSettings ?? null;
+}
+
+/** Where this collection's dataset lives, with the two actions on it. */
+export function DatasetFolder({ collectionId, disabled = false }: { collectionId: number; disabled?: boolean }) {
+  const dest = useDatasetFolder(collectionId);
+  const pickFolder = useCollections((s) => s.pickFolder);
+  const showInFolder = useCollections((s) => s.showInFolder);
+  const loadSettings = useSettings((s) => s.load);
+  const [error, setError] = useState<IpcError | null>(null);
+
+  const choose = async () => {
+    setError(await pickFolder(collectionId));
+    void loadSettings();
+  };
+
+  return (
+    <div className="dataset-folder">
+      <span className="label">Dataset folder</span>
+      <span className={dest ? 'mono path' : 'muted'} title={dest ?? undefined} data-testid="dataset-folder">
+        {dest ?? 'No folder chosen yet'}
+      </span>
+      <span className="actions">
+        <button type="button" onClick={() => void choose()} disabled={disabled}>
+          Choose folder…
+        </button>
+        <button type="button" onClick={() => void showInFolder(collectionId).then(setError)} disabled={!dest}>
+          Show in folder
+        </button>
+      </span>
+      {error && <ErrorMessage error={error} />}
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+import type { SyncSummary } from '../../src-main/sync/events';
+import { formatBytes, formatDateTime, formatDuration } from '../format';
+
+function outcome(s: SyncSummary): string {
+  if (s.cancelled) return 'Cancelled';
+  if (s.fatal) return `Stopped: ${s.fatal.message}`;
+  if (s.exitCode === 0) return 'All verified';
+  if (s.exitCode === 1) return 'Some failed';
+  return 'Failed';
+}
+
+export function SyncHistory({ history }: { history: SyncSummary[] | undefined }) {
+  if (!history) return <p className="muted">Loading history…</p>;
+  if (history.length === 0) return <p className="muted">No syncs yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="data-table history">
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Duration</th>
+            <th scope="col" className="num">Downloaded</th>
+            <th scope="col" className="num">Up to date</th>
+            <th scope="col" className="num">Failed</th>
+            <th scope="col" className="num">Bytes</th>
+            <th scope="col">Sets not served</th>
+            <th scope="col">Result</th>
+          </tr>
+        </thead>
+        <tbody>
+          {history.map((s) => (
+            <tr key={s.startedAt}>
+              <td>{formatDateTime(s.startedAt)}</td>
+              <td>{formatDuration(s.durationMs / 1000)}</td>
+              <td className="num">{s.filesDownloaded}</td>
+              <td className="num">{s.filesUpToDate}</td>
+              <td className="num">{s.filesFailed}</td>
+              <td className="num">{formatBytes(s.bytesDownloaded)}</td>
+              <td>{s.setsNotServed.length ? s.setsNotServed.join(', ') : '–'}</td>
+              <td className={s.exitCode === 0 && !s.cancelled ? 'tone-ok' : 'tone-warn'}>{outcome(s)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

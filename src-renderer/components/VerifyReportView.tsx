@@ -1,0 +1,33 @@
+import type { VerifyReport } from '../../src-main/sync/events';
+import { formatBytes } from '../format';
+
+function PathList({ title, paths, tone }: { title: string; paths: string[]; tone: string }) {
+  if (paths.length === 0) return null;
+  return (
+    <details className={`verify-list tone-${tone}`} open={paths.length <= 10}>
+      <summary>
+        {title} ({paths.length})
+      </summary>
+      <ul className="mono">
+        {paths.map((p) => (
+          <li key={p}>{p}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+export function VerifyReportView({ report }: { report: VerifyReport }) {
+  const clean = report.missing.length === 0 && report.changed.length === 0 && report.extra.length === 0;
+  return (
+    <div className="verify-report" data-testid="verify-report">
+      <p className={clean ? 'tone-ok' : 'tone-warn'} role="status">
+        <strong>{clean ? 'Dataset intact.' : 'Dataset differs from its manifest.'}</strong> {report.ok} of {report.filesChecked} files OK · {report.missing.length} missing ·{' '}
+        {report.changed.length} changed · {report.extra.length} extra · {formatBytes(report.bytesHashed)} hashed
+      </p>
+      <PathList title="Missing" paths={report.missing} tone="bad" />
+      <PathList title="Changed" paths={report.changed} tone="bad" />
+      <PathList title="Extra (not in the manifest)" paths={report.extra} tone="warn" />
+    </div>
+  );
+}

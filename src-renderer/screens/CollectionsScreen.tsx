@@ -1,0 +1,77 @@
+import { useEffect } from 'react';
+import { useCollections } from '../stores/collections';
+import { useNavigation } from '../stores/navigation';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
+import type { CollectionListItem } from '../../src-main/ipc/contract';
+
+export function CollectionsScreen() {
+  const list = useCollections((s) => s.list);
+  const loading = useCollections((s) => s.listLoading);
+  const error = useCollections((s) => s.listError);
+  const loadList = useCollections((s) => s.loadList);
+
+  useEffect(() => {
+    if (list === null) void loadList();
+  }, [list, loadList]);
+
+  return (
+    <section aria-labelledby="collections-title">
+      <div className="screen-head">
+        <h2 id="collections-title">Collections</h2>
+        <button type="button" onClick={() => void loadList()} disabled={loading}>
+          {loading ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </div>
+      {error && <ErrorMessage error={error} summary="Could not load collections." />}
+      {list === null && !error && <p className="muted">Loading collections…</p>}
+      {list && list.length === 0 && <p className="muted">This account has no collections yet.</p>}
+      {list && list.length > 0 && (
+        <ul className="collection-list">
+          {list.map((c) => (
+            <CollectionCard key={c.id} item={c} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function lastSyncText(item: CollectionListItem): { text: string; tone: string } {
+  const s = item.lastSync;
+  if (!s) return { text: 'Never synced', tone: 'muted' };
+  const when = formatDateTime(s.finishedAt);
+  if (s.cancelled) return { text: `Cancelled ${when}`, tone: 'warn' };
+  if (s.exitCode === 0) return { text: `Synced ${when} · ${s.filesDownloaded} downloaded`, tone: 'ok' };
+  if (s.exitCode === 1) return { text: `Finished ${when} with ${s.filesFailed} failed`, tone: 'warn' };
+  return { text: `Failed ${when}`, tone: 'bad' };
+}
+
+function CollectionCard({ item }: { item: CollectionListItem }) {
+  const go = useNavigation((s) => s.go);
+  const last = lastSyncText(item);
+  return (
+    <li className="card collection-card" data-collection-id={item.id}>
+      <div className="collection-card-head">
+        <h3>
+          <button type="button" className="link" onClick={() => go({ screen: 'collection', collectionId: item.id, tab: 'overview' })}>
+            {item.title}
+          </button>
+        </h3>
+        <span className={`badge status-${item.status}`}>{humanize(item.status)}</span>
+      </div>
+      <dl className="facts inline">
+        <dt>Price per set</dt>
+        <dd>{formatPrice(item.price_per_set, item.currency)}</dd>
+        <dt>Deadline</dt>
+        <dd>{formatDeadline(item.deadline)}</dd>
+        <dt>Dataset folder</dt>
+        <dd className={item.dest ? 'mono path' : 'muted'} title={item.dest ?? undefined}>
+          {item.dest ?? 'not chosen'}
+        </dd>
+        <dt>Last sync</dt>
+        <dd className={`tone-${last.tone}`}>{last.text}</dd>
+      </dl>
+    </li>
+  );
+}

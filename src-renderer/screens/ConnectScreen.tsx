@@ -1,0 +1,125 @@
+import { useState, type FormEvent } from 'react';
+import { describeConnectError, useConnection } from '../stores/connection';
+import { useNavigation } from '../stores/navigation';
+import { useCollections } from '../stores/collections';
+import { useSettings } from '../stores/settings';
+import type { ConnectionInfo, SecretStoreKind } from '../../src-main/ipc/contract';
+
+const STORE_NAMES: Record<SecretStoreKind, string> = {
+  keychain: 'OS keychain',
+  'safe-storage': 'Encrypted app storage (OS-protected)',
+  memory: 'Memory only (forgotten when the app quits)',
+};
+
+export function ConnectForm({ replacing }: { replacing: boolean }) {
+  const savedBaseUrl = useSettings((s) => s.settings?.baseUrl ?? null);
+  const currentBaseUrl = useConnection((s) => s.info?.baseUrl ?? null);
+  const [baseUrl, setBaseUrl] = useState(currentBaseUrl ?? savedBaseUrl ?? 'https://');
+  const [apiKey, setApiKey] = useState('');
+  const busy = useConnection((s) => s.busy);
+  const error = useConnection((s) => s.error);
+  const connect = useConnection((s) => s.connect);
+  const go = useNavigation((s) => s.go);
+  const resetCollections = useCollections((s) => s.reset);
+  const [attemptedUrl, setAttemptedUrl] = useState('');
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setAttemptedUrl(baseUrl.trim());
+    const ok = await connect(baseUrl, apiKey);
+    // The key leaves the renderer's memory as soon as main holds it.
+    setApiKey('');
+    if (ok) {
+      resetCollections();
+      go({ screen: 'collections' });
+    }
+  };
+
+  return (
+    <form className="card connect-form" onSubmit={submit} aria-labelledby="connect-title">
+      <h2 id="connect-title">{replacing ? 'Use a different key' : 'Connect to the delivery service'}</h2>
+      {!replacing && <p className="muted">Create an API key on your account&apos;s Data API page. It is shown there once; paste it here. The key is kept in your system&apos;s secret store, never in files.</p>}
+      <label className="field">
+        <span>Base URL</span>
+        <input
+          type="url"
+          name="baseUrl"
+          required
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          placeholder="https://example.com/api/v1/partner"
+          autoComplete="url"
+          spellCheck={false}
+        />
+      </label>
+      <label className="field">
+        <span>API key</span>
+        <input type="password" name="apiKey" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" spellCheck={false} />
+      </label>
+      {error && (
+        <div className="error" role="alert" data-error-kind={error.kind}>
+          <strong>{describeConnectError(error, attemptedUrl)}</strong>
+          <div className="error-detail">{error.message}</div>
+        </div>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Connecting…' : 'Connect'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** What the service says about the connected account and key (never the key itself). */
+export function AccountCard() {
+  const info = useConnection((s) => s.info);
+  if (!info) return null;
+  return <AccountDetails info={info} />;
+}
+
+function AccountDetails({ info }: { info: ConnectionInfo }) {
+  const forget = useConnection((s) => s.forget);
+  const busy = useConnection((s) => s.busy);
+  const go = useNavigation((s) => s.go);
+  return (
+    <section className="card account" aria-labelledby="account-title">
+      <h2 id="account-title">Connected account</h2>
+      <dl className="facts">
+        <dt>Client</dt>
+        <dd data-testid="client-name">{info.client.name}</dd>
+        <dt>E-mail</dt>
+        <dd>{info.client.email}</dd>
+        <dt>Service</dt>
+        <dd className="mono">{info.baseUrl}</dd>
+        <dt>Key name</dt>
+        <dd>{info.apiKey.name}</dd>
+        <dt>Key prefix</dt>
+        <dd className="mono">{info.apiKey.prefix}…</dd>
+        <dt>Scopes</dt>
+        <dd>
+          {info.apiKey.scopes.map((s) => (
+            <span key={s} className="badge mono">
+              {s}
+            </span>
+          ))}
+        </dd>
+        <dt>Key stored in</dt>
+        <dd>{STORE_NAMES[info.secretStore] ?? info.secretStore}</dd>
+      </dl>
+      {info.secretStoreWarning && (
+        <p className="warning" role="status">
+          {info.secretStoreWarning}
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => go({ screen: 'collections' })}>
+          Open collections
+        </button>
+        <button type="button" className="danger" disabled={busy} onClick={() => void forget()}>
+          Forget key
+        </button>
+      </div>
+    </section>
+  );
+}

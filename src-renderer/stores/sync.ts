@@ -1,0 +1,296 @@
+// View state of syncs, one entry per collection. The engine's state of record is on disk in
+// main; this store only folds the batched `sync:events` into rows and an aggregate to show.
+import { create } from 'zustand';
+import type { IpcError, SyncRunState } from '../../src-main/ipc/contract';
+import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-main/sync/events';
+import { invoke } from '../api';
+
+export interface FileRow {
+  fileId: number;
+  setId: number;
+  path: string;
+  sizeBytes: number;
+  state: FileState;
+  bytesDone: number;
+  attempt?: number;
+  reason?: string;
+}
+
+export interface AggregateProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  filesDone: number;
+  filesTotal: number;
+  bytesPerSecond: number;
+  etaSeconds: number | null;
+}
+
+export interface SetTally {
+  discovered: number;
+  complete: number;
+  failed: number;
+  skippedGold: number;
+  notServed: number;
+}
+
+export const FILE_STATES: readonly FileState[] = ['queued', 'downloading', 'retrying', 'verifying', 'verified', 'up_to_date', 'failed', 'skipped'];
+const FINISHED_STATES: ReadonlySet<FileState> = new Set(['verified', 'up_to_date', 'failed', 'skipped']);
+
+export interface CollectionSyncView {
+  running: boolean;
+  startedAt: string | null;
+  full: boolean;
+  /** In the order files were first reported; `indexById` finds a row in O(1). */
+  rows: FileRow[];
+  indexById: Map<number, number>;
+  stateCounts: Record<FileState, number>;
+  progress: AggregateProgress | null;
+  sets: SetTally;
+  warnings: string[];
+  lastSummary: SyncSummary | null;
+}
+
+interface VerifyEntry {
+  running: boolean;
+  report: VerifyReport | null;
+  error: IpcError | null;
+}
+
+interface SyncStore {
+  byCollection: Record<number, CollectionSyncView>;
+  history: Record<number, SyncSummary[]>;
+  verify: Record<number, VerifyEntry>;
+  /** Errors of start/cancel, per collection, shown next to the Sync button. */
+  actionError: Record<number, IpcError | null>;
+  applyEvents(collectionId: number, events: SyncEvent[]): void;
+  applyRunState(state: SyncRunState): void;
+  start(collectionId: number, full?: boolean): Promise<void>;
+  cancel(collectionId: number): Promise<void>;
+  refreshState(collectionId: number): Promise<void>;
+  loadHistory(collectionId: number): Promise<void>;
+  runVerify(collectionId: number): Promise<void>;
+}
+
+function emptyCounts(): Record<FileState, number> {
+  return { queued: 0, downloading: 0, retrying: 0, verifying: 0, verified: 0, up_to_date: 0, failed: 0, skipped: 0 };
+}
+
+export function emptySyncView(): CollectionSyncView {
+  return {
+    running: false,
+    startedAt: null,
+    full: false,
+    rows: [],
+    indexById: new Map(),
+    stateCounts: emptyCounts(),
+    progress: null,
+    sets: { discovered: 0, complete: 0, failed: 0, skippedGold: 0, notServed: 0 },
+    warnings: [],
+    lastSummary: null,
+  };
+}
+
+// Bounded so a sync that warns on every file cannot grow the view without limit.
+const MAX_WARNINGS = 50;
+
+/**
+ * Folds one batch into a new view. Pure: copies the rows array once per batch (not per event),
+ * so a batch touching a few of thousands of rows stays cheap and React sees a new reference.
+ */
+export function reduceSyncEvents(view: CollectionSyncView, events: readonly SyncEvent[]): CollectionSyncView {
+  let next: CollectionSyncView = { ...view };
+  let rows = view.rows;
+  let indexById = view.indexById;
+  let rowsCopied = false;
+  let indexCopied = false;
+  const touchRows = () => {
+    if (!rowsCopied) {
+      rows = rows.slice();
+      rowsCopied = true;
+    }
+  };
+
+  const upsert = (fileId: number, build: (existing: FileRow | undefined) => FileRow) => {
+    touchRows();
+    const at = indexById.get(fileId);
+    if (at === undefined) {
+      if (!indexCopied) {
+        indexById = new Map(indexById);
+        indexCopied = true;
+      }
+      indexById.set(fileId, rows.length);
+      rows.push(build(undefined));
+    } else {
+      rows[at] = build(rows[at]);
+    }
+  };
+
+  for (const event of events) {
+    switch (event.type) {
+      case 'start':
+        // A new run replaces the previous run's rows; the previous summary stays until this one ends.
+        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), full: event.full, lastSummary: next.lastSummary };
+        rows = [];
+        indexById = new Map();
+        rowsCopied = true;
+        indexCopied = true;
+        break;
+      case 'collection':
+        break;
+      case 'set': {
+        const sets = { ...next.sets };
+        if (event.state === 'discovered') sets.discovered++;
+        else if (event.state === 'complete') sets.complete++;
+        else if (event.state === 'failed') sets.failed++;
+        else if (event.state === 'skipped_gold') sets.skippedGold++;
+        else if (event.state === 'not_served') sets.notServed++;
+        next.sets = sets;
+        break;
+      }
+      case 'file':
+        upsert(event.fileId, (existing) => {
+          const bytesDone =
+            event.bytesDone ?? (event.state === 'verified' || event.state === 'up_to_date' ? event.sizeBytes : event.state === 'queued' ? 0 : (existing?.bytesDone ?? 0));
+          const row: FileRow = { fileId: event.fileId, setId: event.setId, path: event.path, sizeBytes: event.sizeBytes, state: event.state, bytesDone };
+          // Attempt and reason belong to retrying/failed; a later state clears them.
+          if (event.state === 'retrying' || event.state === 'failed' || event.state === 'skipped') {
+            if (event.attempt !== undefined) row.attempt = event.attempt;
+            if (event.reason !== undefined) row.reason = event.reason;
+          }
+          return row;
+        });
+        break;
+      case 'progress':
+        next.progress = {
+          bytesDone: event.bytesDone,
+          bytesTotal: event.bytesTotal,
+          filesDone: event.filesDone,
+          filesTotal: event.filesTotal,
+          bytesPerSecond: event.bytesPerSecond,
+          etaSeconds: event.etaSeconds,
+        };
+        // Per-file byte counts between state changes arrive only here.
+        for (const active of event.active) {
+          const at = indexById.get(active.fileId);
+          const row = at === undefined ? undefined : rows[at];
+          if (at !== undefined && row && (row.state === 'downloading' || row.state === 'queued' || row.state === 'retrying')) {
+            touchRows();
+            rows[at] = { ...row, bytesDone: active.bytesDone, state: row.state === 'queued' ? 'downloading' : row.state };
+          }
+        }
+        break;
+      case 'warning':
+        next.warnings = [...next.warnings, event.message].slice(-MAX_WARNINGS);
+        break;
+      case 'summary':
+        next.lastSummary = event.summary;
+        next.progress = finalProgress(next.progress, rows);
+        break;
+    }
+  }
+
+  next.rows = rows;
+  next.indexById = indexById;
+  if (rowsCopied) next.stateCounts = countStates(rows);
+  return next;
+}
+
+function countStates(rows: readonly FileRow[]): Record<FileState, number> {
+  const counts = emptyCounts();
+  for (const row of rows) counts[row.state]++;
+  return counts;
+}
+
+/**
+ * At the end of a run the rows are the truth: progress events are throttled, so the last one
+ * may predate the last files finishing. When every row finished without failure, the run is 100%.
+ */
+function finalProgress(progress: AggregateProgress | null, rows: readonly FileRow[]): AggregateProgress | null {
+  const finished = rows.filter((r) => FINISHED_STATES.has(r.state)).length;
+  const base = progress ?? { bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: rows.length, bytesPerSecond: 0, etaSeconds: null };
+  const allGood = rows.length > 0 && rows.every((r) => r.state === 'verified' || r.state === 'up_to_date' || r.state === 'skipped');
+  return {
+    ...base,
+    filesDone: Math.max(base.filesDone, finished),
+    filesTotal: Math.max(base.filesTotal, rows.length),
+    bytesDone: allGood ? Math.max(base.bytesDone, base.bytesTotal) : base.bytesDone,
+    bytesPerSecond: 0,
+    etaSeconds: null,
+  };
+}
+
+export const useSync = create<SyncStore>((set, get) => {
+  const view = (collectionId: number) => get().byCollection[collectionId] ?? emptySyncView();
+  const setView = (collectionId: number, next: CollectionSyncView) => set((s) => ({ byCollection: { ...s.byCollection, [collectionId]: next } }));
+  const setActionError = (collectionId: number, error: IpcError | null) => set((s) => ({ actionError: { ...s.actionError, [collectionId]: error } }));
+
+  return {
+    byCollection: {},
+    history: {},
+    verify: {},
+    actionError: {},
+
+    applyEvents(collectionId, events) {
+      const next = reduceSyncEvents(view(collectionId), events);
+      setView(collectionId, next);
+      const summary = events.findLast((e) => e.type === 'summary');
+      if (summary && summary.type === 'summary') {
+        const known = get().history[collectionId];
+        // Prepend so the history shows a finished run without another round trip.
+        if (known && !known.some((h) => h.startedAt === summary.summary.startedAt)) {
+          set((s) => ({ history: { ...s.history, [collectionId]: [summary.summary, ...known] } }));
+        }
+      }
+    },
+
+    applyRunState(state) {
+      const current = view(state.collectionId);
+      setView(state.collectionId, {
+        ...current,
+        running: state.running,
+        startedAt: state.startedAt,
+        lastSummary: state.lastSummary ?? current.lastSummary,
+      });
+    },
+
+    async start(collectionId, full = false) {
+      setActionError(collectionId, null);
+      // A verify report describes the dataset before this run; it would mislead once files change.
+      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } }));
+      const result = await invoke('sync:start', { collectionId, full });
+      if (result.ok) get().applyRunState(result.value);
+      else setActionError(collectionId, result.error);
+    },
+
+    async cancel(collectionId) {
+      const result = await invoke('sync:cancel', { collectionId });
+      if (result.ok) get().applyRunState(result.value);
+      else setActionError(collectionId, result.error);
+    },
+
+    async refreshState(collectionId) {
+      const result = await invoke('sync:state', { collectionId });
+      if (result.ok) get().applyRunState(result.value);
+    },
+
+    async loadHistory(collectionId) {
+      const result = await invoke('sync:history', { collectionId });
+      if (result.ok) {
+        // Newest first whatever order main keeps them in.
+        const sorted = [...result.value].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+        set((s) => ({ history: { ...s.history, [collectionId]: sorted } }));
+      }
+    },
+
+    async runVerify(collectionId) {
+      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: true, report: s.verify[collectionId]?.report ?? null, error: null } } }));
+      const result = await invoke('verify:run', { collectionId });
+      set((s) => ({
+        verify: {
+          ...s.verify,
+          [collectionId]: result.ok ? { running: false, report: result.value, error: null } : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
+        },
+      }));
+    },
+  };
+});

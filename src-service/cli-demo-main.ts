@@ -1,0 +1,3 @@
+import { runDemoCommand } from './cli-demo';
+
+process.exitCode = await runDemoCommand(process.argv.slice(2));

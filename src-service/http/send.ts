@@ -1,0 +1,136 @@
+// Puts a ResponsePlan on the wire. Without a fault, files are piped straight from disk with
+// 1 MiB reads and no per-chunk work besides a byte counter. Stream faults cut, stall, end
+// early or corrupt the body at exact byte positions so clients can be tested against them.
+
+import * as fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StreamFault } from '../faults';
+import { bodyLength, type BodySource, type ResponsePlan } from './plan';
+
+const READ_CHUNK = 1024 * 1024;
+
+export interface SendHooks {
+  /** Called with the number of body bytes handed to the socket (file bodies only are counted by callers). */
+  onBodyBytes?: (bytes: number) => void;
+  /** Registers a timer the service must cancel when it closes (stalls). */
+  trackTimer?: (timer: NodeJS.Timeout) => void;
+}
+
+export async function sendPlan(req: IncomingMessage, res: ServerResponse, plan: ResponsePlan, fault: StreamFault | undefined, hooks: SendHooks = {}): Promise<void> {
+  const length = bodyLength(plan.body);
+  const headers: Record<string, string | number> = { ...plan.headers };
+  if (fault?.type === 'truncate') delete headers['content-length'];
+  else headers['content-length'] = length;
+  res.writeHead(plan.status, headers);
+  // Headers must be on the wire before a reset or stall that may come before any body byte.
+  if (fault?.type === 'reset' || fault?.type === 'stall') res.flushHeaders();
+
+  if (req.method === 'HEAD' || length === 0) {
+    if (fault?.type === 'reset' || (fault?.type === 'stall' && fault.ms === undefined)) return dropConnection(res);
+    res.end();
+    return;
+  }
+
+  switch (fault?.type) {
+    case undefined:
+      return writePart(res, plan.body, 0, length, true, hooks);
+    case 'flip':
+      return writePart(res, plan.body, 0, length, true, hooks, fault.atByte);
+    case 'truncate':
+      return writePart(res, plan.body, 0, Math.min(fault.afterBytes, length), true, hooks);
+    case 'reset': {
+      await writePart(res, plan.body, 0, Math.min(fault.afterBytes, length), false, hooks);
+      return dropConnection(res);
+    }
+    case 'stall': {
+      const sent = Math.min(fault.afterBytes, length);
+      await writePart(res, plan.body, 0, sent, false, hooks);
+      // Without ms the stall lasts until the client gives up or the service closes.
+      if (fault.ms === undefined) return;
+      await pause(fault.ms, res, hooks);
+      if (res.destroyed) return;
+      return writePart(res, plan.body, sent, length, true, hooks);
+    }
+  }
+}
+
+/**
+ * Writes body bytes [from, to) (offsets within the body), resolving once they are handed to
+ * the socket. `flipAt` is an absolute file offset (or body offset for buffers) whose byte is
+ * inverted on the way out.
+ */
+function writePart(res: ServerResponse, body: BodySource, from: number, to: number, end: boolean, hooks: SendHooks, flipAt?: number): Promise<void> {
+  if (to <= from) {
+    if (end) res.end();
+    return Promise.resolve();
+  }
+  if (body.kind === 'buffer') {
+    let data = body.data.subarray(from, to);
+    if (flipAt !== undefined && flipAt >= from && flipAt < to) {
+      data = Buffer.from(data);
+      data[flipAt - from] = (data[flipAt - from] ?? 0) ^ 0xff;
+    }
+    hooks.onBodyBytes?.(data.length);
+    return new Promise((resolve) => {
+      if (end) res.end(data, () => resolve());
+      else res.write(data, () => resolve());
+      res.once('close', resolve);
+    });
+  }
+
+  const fileStart = body.start + from;
+  const fileEnd = body.start + to - 1;
+  return new Promise((resolve) => {
+    const stream = fs.createReadStream(body.path, { start: fileStart, end: fileEnd, highWaterMark: READ_CHUNK });
+    let position = fileStart;
+    const flipping = flipAt !== undefined && flipAt >= fileStart && flipAt <= fileEnd;
+    stream.on('data', (chunk) => {
+      const buffer = chunk as Buffer;
+      hooks.onBodyBytes?.(buffer.length);
+      if (flipping && flipAt >= position && flipAt < position + buffer.length) {
+        // Safe to change in place: fs streams hand out a fresh buffer per read.
+        buffer[flipAt - position] = (buffer[flipAt - position] ?? 0) ^ 0xff;
+      }
+      position += buffer.length;
+    });
+    stream.on('error', () => {
+      res.destroy();
+      resolve();
+    });
+    res.once('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    if (end) {
+      stream.pipe(res);
+      stream.on('end', () => resolve());
+    } else {
+      stream.pipe(res, { end: false });
+      // Resolve only when the last bytes were accepted by the socket, so a following reset
+      // or stall begins after exactly the promised number of bytes.
+      stream.on('end', () => res.write(Buffer.alloc(0), () => resolve()));
+    }
+  });
+}
+
+/**
+ * Ends the connection mid-body: everything written so far still reaches the client (FIN after
+ * the flushed bytes), then the socket is destroyed. A hard RST could discard bytes still in
+ * the kernel's send buffer and make "exactly afterBytes" untrue.
+ */
+function dropConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket || socket.destroyed) return;
+  socket.end(() => socket.destroy());
+}
+
+function pause(ms: number, res: ServerResponse, hooks: SendHooks): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    hooks.trackTimer?.(timer);
+    res.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

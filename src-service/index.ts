@@ -1,0 +1,265 @@
+// The reference service: delivery API, recruiter API and admin interface on node:http.
+// It is what the app syncs from by default and what every test runs against.
+
+import * as http from 'node:http';
+import type { Socket } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AdminClient } from './admin-client';
+import { handleAdmin, type AdminContext } from './admin/router';
+import { createMonotonicClock } from './clock';
+import { buildDemoData, type DemoData } from './demo-data';
+import { handleDelivery, isFileRoute, routeLabel, type DeliveryContext } from './delivery/router';
+import { FaultRegistry, type ApiName, type Fault, type StreamFault } from './faults';
+import { errorPlan, type ResponsePlan } from './http/plan';
+import { sendPlan } from './http/send';
+import { MediaStore, type BodySpec } from './media-store';
+import { mixSeed } from './prng';
+import { createRecruiterApi } from './recruiter/index';
+import { Stats } from './stats';
+import { Store } from './store';
+
+export { AdminClient, AdminError } from './admin-client';
+export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot } from './admin-client';
+
+export const DELIVERY_PATH = '/api/v1/partner';
+export const RECRUITER_PATH = '/api/v1/recruiter';
+export const ADMIN_PATH = '/admin';
+
+export interface ServiceOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Cache of generated media bodies; default os.tmpdir()/dataset-sync-demo-data. */
+  dataDir?: string;
+  /** Default 42. */
+  seed?: number;
+  /** Accepted sets in the main collection of the first client; default 24. */
+  sets?: number;
+  /** Bytes per media file of the main collection; default 1 MiB. */
+  fileSize?: number;
+  /** Files per set in the main collection; default 4. */
+  slots?: number;
+  /** Default true. When false, one access-log line per request on stderr (method, path, status; never headers). */
+  quiet?: boolean;
+  /** Where access-log lines go when quiet is false; default stderr. (Addition to the brief's interface.) */
+  log?: (line: string) => void;
+}
+
+export interface ServiceClient {
+  name: string;
+  apiKey: string;
+  /** Collection ids; [0] is the client's main collection. */
+  collections: number[];
+}
+
+export interface RunningService {
+  origin: string;
+  deliveryBaseUrl: string;
+  recruiterBaseUrl: string;
+  adminBaseUrl: string;
+  /** First = the main client; its collections[0] = the main collection. */
+  clients: ServiceClient[];
+  organizations: Array<{ name: string; apiKey: string; scopes: string[] }>;
+  expiredKey: string;
+  revokedKey: string;
+  admin: AdminClient;
+  /** Closes the server and every open socket at once (stalled ones too), then removes runtime files. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_OPTIONS = { seed: 42, sets: 24, fileSize: 1024 * 1024, slots: 4 } as const;
+
+export function defaultDataDir(): string {
+  return path.join(os.tmpdir(), 'dataset-sync-demo-data');
+}
+
+function checkOptions(o: { port: number; seed: number; sets: number; fileSize: number; slots: number }): void {
+  const whole = (name: string, v: number, min: number, max: number): void => {
+    if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
+  };
+  whole('port', o.port, 0, 65535);
+  whole('seed', o.seed, 0, 2 ** 31 - 1);
+  whole('sets', o.sets, 0, 1_000_000);
+  whole('fileSize', o.fileSize, 0, 2 ** 40);
+  whole('slots', o.slots, 1, 99);
+}
+
+export async function startReferenceService(opts: ServiceOptions = {}): Promise<RunningService> {
+  const options = {
+    port: opts.port ?? 0,
+    seed: opts.seed ?? DEFAULT_OPTIONS.seed,
+    sets: opts.sets ?? DEFAULT_OPTIONS.sets,
+    fileSize: opts.fileSize ?? DEFAULT_OPTIONS.fileSize,
+    slots: opts.slots ?? DEFAULT_OPTIONS.slots,
+  };
+  checkOptions(options);
+  const host = opts.host ?? '127.0.0.1';
+  const quiet = opts.quiet ?? true;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  const data = buildDemoData(options);
+  const media = new MediaStore(opts.dataDir ?? defaultDataDir(), options.seed);
+  await writeSeededBodies(data, media, options);
+  const store = new Store(data);
+  const recruiter = createRecruiterApi({ seed: options.seed });
+  const faults = new FaultRegistry();
+  const stats = new Stats();
+  const now = createMonotonicClock();
+
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const trackTimer = (timer: NodeJS.Timeout): void => {
+    timers.add(timer);
+    timer.unref();
+  };
+
+  let origin = '';
+  const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
+  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '' };
+
+  const server = http.createServer((req, res) => {
+    if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
+    handleRequest(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        void sendPlan(req, res, errorPlan(500, 'internal error of the reference service'), undefined);
+        if (!quiet) log(`reference service: ${String(error)}`);
+      } else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    const pathname = url.pathname;
+    const method = req.method ?? 'GET';
+    if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) {
+      const plan = await handleAdmin(req, pathname.slice(ADMIN_PATH.length) || '/', adminCtx);
+      return sendPlan(req, res, plan, undefined);
+    }
+    const api: ApiName | undefined = underBase(pathname, DELIVERY_PATH) ? 'delivery' : underBase(pathname, RECRUITER_PATH) ? 'recruiter' : undefined;
+    if (!api) return sendPlan(req, res, errorPlan(404, `no such endpoint: ${pathname}`), undefined);
+    const sub = pathname.slice((api === 'delivery' ? DELIVERY_PATH : RECRUITER_PATH).length) || '/';
+    const isFile = api === 'delivery' && isFileRoute(sub);
+    stats.countRequest(api === 'delivery' ? routeLabel(method, sub) : `recruiter ${method} ${sub.replace(/\/\d+(?=\/|$)/g, '/:id')}`, isFile);
+
+    const fault = faults.take(api, method, sub);
+    const replaced = fault && answerReplacedByFault(fault);
+    if (replaced) return sendPlan(req, res, replaced, undefined);
+    if (fault?.type === 'latency') await sleep(fault.ms, trackTimer, timers);
+    if (res.destroyed) return;
+
+    if (api === 'recruiter') {
+      // Stream faults (reset, stall, truncate, flip) act on delivery answers only; the
+      // recruiter module writes its answers itself.
+      return recruiter.handle(req, res, sub, url);
+    }
+    const plan = handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    const streamFault = fault && isStreamFault(fault) ? fault : undefined;
+    return sendPlan(req, res, plan, streamFault, {
+      onBodyBytes: isFile ? (n) => stats.countFileBytes(n) : undefined,
+      trackTimer,
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
+  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${hostInUrl}:${address.port}`;
+  deliveryCtx.apiBase = `${origin}${DELIVERY_PATH}`;
+  adminCtx.apiBase = deliveryCtx.apiBase;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await media.dispose();
+    })();
+    return closing;
+  };
+
+  const clients: ServiceClient[] = data.clients.map((client) => {
+    const key = data.keys.find((k) => k.clientId === client.id && !k.revoked && k.expiresAt === null);
+    if (!key) throw new Error(`demo data: client ${client.name} has no valid key`);
+    return { name: client.name, apiKey: key.secret, collections: [...(data.collectionsByClient.get(client.id) ?? [])] };
+  });
+
+  return {
+    origin,
+    deliveryBaseUrl: `${origin}${DELIVERY_PATH}`,
+    recruiterBaseUrl: `${origin}${RECRUITER_PATH}`,
+    adminBaseUrl: `${origin}${ADMIN_PATH}`,
+    clients,
+    organizations: recruiter.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: [...o.scopes] })),
+    expiredKey: data.expiredKey,
+    revokedKey: data.revokedKey,
+    admin: new AdminClient(`${origin}${ADMIN_PATH}`),
+    close,
+  };
+}
+
+function underBase(pathname: string, base: string): boolean {
+  return pathname === base || pathname.startsWith(`${base}/`);
+}
+
+function isStreamFault(fault: Fault): fault is StreamFault {
+  return fault.type === 'reset' || fault.type === 'stall' || fault.type === 'truncate' || fault.type === 'flip';
+}
+
+/** Faults that answer instead of the API; undefined for faults that only shape the real answer. */
+function answerReplacedByFault(fault: Fault): ResponsePlan | undefined {
+  switch (fault.type) {
+    case 'status':
+      return errorPlan(fault.status, `injected fault: HTTP ${fault.status}`);
+    case 'rate_limit':
+      return errorPlan(429, 'too many requests (injected fault)', { 'retry-after': String(fault.retryAfter) });
+    case 'body':
+      return {
+        status: fault.status ?? 200,
+        headers: { 'content-type': fault.contentType ?? 'application/json; charset=utf-8' },
+        body: { kind: 'buffer', data: Buffer.from(fault.body) },
+      };
+    default:
+      return undefined;
+  }
+}
+
+function sleep(ms: number, track: (t: NodeJS.Timeout) => void, timers: Set<NodeJS.Timeout>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      resolve();
+    }, ms);
+    track(timer);
+  });
+}
+
+/** Writes (or reuses) every seeded body and records its path and sha256 on the file records. */
+async function writeSeededBodies(data: DemoData, media: MediaStore, o: { seed: number; sets: number; fileSize: number; slots: number }): Promise<void> {
+  const files = data.sets.flatMap((s) => s.files);
+  const specs: BodySpec[] = files.map((f) => ({ name: `f${f.id}.bin`, size: f.size, variant: mixSeed(o.seed, f.id, 0) }));
+  const cacheKey = `seed${o.seed}-sets${o.sets}-size${o.fileSize}-slots${o.slots}`;
+  const bodies = await media.prepareCached(cacheKey, specs);
+  for (const file of files) {
+    const body = bodies.get(`f${file.id}.bin`);
+    if (!body) throw new Error(`media body for file ${file.id} was not written`);
+    file.diskPath = body.path;
+    file.sha256 = body.sha256;
+  }
+}

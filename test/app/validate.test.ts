@@ -1,0 +1,122 @@
+// Every invoke channel refuses malformed arguments with invalid_argument (or base_url for a
+// well-formed string that is not an acceptable service address), before doing any work.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORE_INVOKE_CHANNELS } from '../../src-main/ipc/channels';
+import { createHandlers, type Handlers } from '../../src-main/ipc/handlers';
+import { createMemoryStore } from '../../src-main/secrets/memory-store';
+import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
+
+let dir: string;
+let handlers: Handlers;
+let picks = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ds-validate-'));
+  handlers = createHandlers({
+    secrets: createMemoryStore(),
+    settings: createConfSettingsStore({ cwd: dir }),
+    pickFolder: async () => {
+      picks++;
+      return null;
+    },
+    showItemInFolder: () => undefined,
+    openExternal: async () => undefined,
+    notify: () => undefined,
+    emit: () => undefined,
+  });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const collectionChannels = ['collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
+const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get'] as const;
+const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
+
+const cases: Array<[string, unknown, RegExp]> = [
+  ...noArgChannels.flatMap((c): Array<[string, unknown, RegExp]> => [
+    [c, { x: 1 }, /takes no argument/],
+    [c, 'text', /takes no argument/],
+  ]),
+  ...collectionChannels.flatMap((c): Array<[string, unknown, RegExp]> => [
+    [c, undefined, /Expected an object/],
+    [c, {}, /Missing field "collectionId"/],
+    [c, { collectionId: 0 }, /"collectionId" must be an integer from 1/],
+    [c, { collectionId: -3 }, /"collectionId"/],
+    [c, { collectionId: 1.5 }, /"collectionId"/],
+    [c, { collectionId: '7' }, /"collectionId"/],
+    [c, { collectionId: 1, extra: true }, /Unexpected field "extra"/],
+    [c, [1], /Expected an object/],
+  ]),
+  ['connection:connect', { baseUrl: 'https://x.example' }, /Missing field "apiKey"/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: '' }, /"apiKey" is empty/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'abc def' }, /"apiKey" contains spaces/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'abc\n' }, /"apiKey" contains spaces/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'k\u0000' }, /"apiKey"/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'k'.repeat(513) }, /"apiKey" is too long/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 42 }, /"apiKey" must be a string/],
+  ['connection:connect', { baseUrl: 7, apiKey: 'abc' }, /"baseUrl" must be a string/],
+  ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'abc', remember: true }, /Unexpected field "remember"/],
+  ['sets:list', { ...goodSets, perPage: 0 }, /"perPage" must be an integer from 1 to 200/],
+  ['sets:list', { ...goodSets, perPage: 201 }, /"perPage"/],
+  ['sets:list', { ...goodSets, page: 0 }, /"page"/],
+  ['sets:list', { ...goodSets, status: 'accepted&x=1' }, /"status" must be a set status/],
+  ['sets:list', { ...goodSets, status: 3 }, /"status" must be a string/],
+  ['sets:list', { collectionId: 1, status: 'accepted', page: 1 }, /Missing field "perPage"/],
+  ['settings:update', { concurrency: 0 }, /"concurrency" must be an integer from 1 to 16/],
+  ['settings:update', { concurrency: 17 }, /"concurrency"/],
+  ['settings:update', { concurrency: '4' }, /"concurrency"/],
+  ['settings:update', { autoSyncMinutes: 14 }, /"autoSyncMinutes" must be null \(off\) or an integer from 15 to 60/],
+  ['settings:update', { autoSyncMinutes: 61 }, /"autoSyncMinutes"/],
+  ['settings:update', { excludeGold: 'yes' }, /"excludeGold" must be true or false/],
+  ['settings:update', { baseUrl: 'https://x.example' }, /Unexpected field "baseUrl"/],
+  ['settings:update', null, /Expected an object/],
+  ['sync:start', { collectionId: 1, full: 'true' }, /"full" must be true or false/],
+  ['sync:start', { collectionId: 1, dest: '/tmp' }, /Unexpected field "dest"/],
+  ['app:openExternal', {}, /Missing field "url"/],
+  ['app:openExternal', { url: 5 }, /"url" must be a string/],
+  ['app:openExternal', { url: 'file:///etc/passwd' }, /Only https/],
+  ['app:openExternal', { url: 'javascript:alert(1)' }, /Only https/],
+];
+
+describe('argument validation', () => {
+  it('covers every channel', () => {
+    const covered = new Set(cases.map(([c]) => c));
+    for (const channel of CORE_INVOKE_CHANNELS) expect(covered, channel).toContain(channel);
+  });
+
+  it.each(cases)('%s refuses %j', async (channel, arg, message) => {
+    const result = await handlers[channel as keyof Handlers](arg);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.kind).toBe('invalid_argument');
+    expect(result.error.message).toMatch(message);
+    expect(JSON.stringify(result)).not.toMatch(/\n\s+at /);
+  });
+
+  it('a bad key is never echoed back', async () => {
+    const result = await handlers['connection:connect']({ baseUrl: 'https://x.example', apiKey: 'secret value' });
+    expect(JSON.stringify(result)).not.toContain('secret value');
+  });
+
+  it.each(['http://example.com', 'ftp://x.example', 'not a url', 'https://user:pw@x.example'])('connect with base URL %s -> base_url', async (baseUrl) => {
+    const result = await handlers['connection:connect']({ baseUrl, apiKey: 'dsk_valid_looking_key' });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'base_url' } });
+  });
+
+  it('refusal happens before any side effect (no folder picker opened)', async () => {
+    await handlers['dataset:pickFolder']({ collectionId: 'x' });
+    expect(picks).toBe(0);
+  });
+
+  it('without a connection, service calls answer not_connected and folder calls no_folder', async () => {
+    expect(await handlers['connection:get'](undefined)).toEqual({ ok: true, value: null });
+    expect(await handlers['collections:list'](undefined)).toMatchObject({ ok: false, error: { kind: 'not_connected' } });
+    expect(await handlers['sync:history']({ collectionId: 3 })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
+    expect(await handlers['sync:start']({ collectionId: 3 })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
+    expect(await handlers['settings:update']({ concurrency: 16, autoSyncMinutes: null })).toMatchObject({ ok: true, value: { concurrency: 16, autoSyncMinutes: null } });
+  });
+});

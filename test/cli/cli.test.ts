@@ -1,0 +1,187 @@
+// The CLI as users run it: `node bin/dataset-sync.mjs ...` as a child process against the
+// in-process reference service. Exit codes per DESIGN 1.2.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+
+let svc: Service;
+let root: string;
+let apiKey: string;
+let collectionId: number;
+let work: string;
+
+beforeAll(async () => {
+  ({ svc, root } = await startService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 }));
+  ({ apiKey, collectionId } = mainCollection(svc));
+  work = await tempDir('dsync-cli-');
+});
+afterAll(async () => {
+  await svc?.close();
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const withKey = (key = apiKey) => ({ DATASET_SYNC_API_KEY: key });
+
+function syncArgs(dest: string, ...extra: string[]): string[] {
+  return ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, ...extra];
+}
+
+describe('dataset-sync sync', () => {
+  it('syncs with --json: NDJSON events ending with the summary, exit 0', async () => {
+    const dest = path.join(work, 'json-ds');
+    const r = await runCli(syncArgs(dest, '--json', '--concurrency', '3'), { env: withKey() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const events = parseNdjson(r.stdout);
+    const last = events.at(-1)!;
+    expect(last.type).toBe('summary');
+    if (last.type !== 'summary') throw new Error('unreachable');
+    expect(last.summary.filesDownloaded).toBe(8);
+    expect(last.summary.setsComplete).toBe(4);
+    expect(events.some((e) => e.type === 'file' && e.state === 'verified')).toBe(true);
+    expect(r.stdout).not.toContain(apiKey);
+    expect(r.stdout).not.toContain('signer_name');
+    await expectDatasetMatches(svc, dest, collectionId);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+
+    // verify via the CLI: clean, then a changed file -> exit 1 naming it
+    const ok = await runCli(['verify', '--dest', dest]);
+    expect(ok.code).toBe(0);
+    const victim = (await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8')).split('\n')[0]!.split('  ')[1]!;
+    await fs.appendFile(path.join(dest, victim), 'tamper');
+    const bad = await runCli(['verify', '--dest', dest, '--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ changed: [victim], missing: [], extra: [] });
+  });
+
+  it('human output goes to stderr and names the outcome', async () => {
+    const dest = path.join(work, 'human-ds');
+    const r = await runCli(syncArgs(dest), { env: withKey() });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Sync complete');
+    expect(r.stderr).not.toContain(apiKey);
+  });
+
+  it('--full reports sets that are no longer served; --exclude-gold skips gold sets', async () => {
+    const dest = path.join(work, 'full-ds');
+    const gold = (await svc.admin.addSets(collectionId, { count: 1, is_gold: true }))[0]!;
+    expect((await runCli(syncArgs(dest, '--exclude-gold', '--json'), { env: withKey() })).code).toBe(0);
+    await expect(fs.access(path.join(dest, 'sets', String(gold.id)))).rejects.toThrow();
+    const state = await svc.admin.state();
+    const leaving = state.collections.find((c) => c.id === collectionId)!.accepted_set_ids[0]!;
+    await svc.admin.setStatus(leaving, 'rejected');
+    try {
+      const r = await runCli(syncArgs(dest, '--full', '--json', '--exclude-gold'), { env: withKey() });
+      expect(r.code).toBe(0);
+      const summary = parseNdjson(r.stdout).at(-1)!;
+      expect(summary.type === 'summary' && summary.summary.setsNotServed).toEqual([leaving]);
+    } finally {
+      await svc.admin.setStatus(leaving, 'accepted');
+    }
+  });
+
+  it('a wrong or revoked key exits 3', async () => {
+    const r = await runCli(syncArgs(path.join(work, 'k-ds')), { env: withKey(svc.revokedKey) });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/401|rejected/);
+    expect(r.stderr).not.toContain(svc.revokedKey);
+    const wrong = await runCli(['collections', '--base-url', svc.deliveryBaseUrl], { env: withKey('dsk_wrong_key_123456') });
+    expect(wrong.code).toBe(3);
+  });
+
+  it('an unreachable service exits 4 after (short) retries', async () => {
+    const r = await runCli(['sync', '--base-url', 'http://127.0.0.1:9/api/v1/partner', '--collection', '1', '--dest', path.join(work, 'u-ds')], { env: withKey() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('127.0.0.1:9');
+  });
+
+  it('plain http to a remote host is refused with exit 2', async () => {
+    const r = await runCli(['sync', '--base-url', 'http://example.com/api/v1/partner', '--collection', '1', '--dest', path.join(work, 'x')], { env: withKey() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/https/);
+  });
+
+  it('usage errors exit 2 with usage on stderr', async () => {
+    for (const args of [[], ['bogus'], ['sync', '--nope'], syncArgs(path.join(work, 'c'), '--concurrency', '17'), syncArgs(path.join(work, 'c'), '--concurrency', 'x'), ['sync', '--base-url', svc.deliveryBaseUrl, '--dest', 'd']]) {
+      const r = await runCli(args, { env: withKey() });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('Usage: dataset-sync');
+    }
+  });
+
+  it('a DEST that cannot be created exits 2 with a clear message', async () => {
+    const file = path.join(work, 'plain-file.txt');
+    await fs.writeFile(file, 'not a folder');
+    const r = await runCli(syncArgs(path.join(file, 'sub')), { env: withKey() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not a folder|ENOTDIR/);
+  });
+
+  it('malformed JSON from the service: exit 4, clear message, earlier verified files untouched', async () => {
+    const dest = path.join(work, 'mal-ds');
+    expect((await runCli(syncArgs(dest), { env: withKey() })).code).toBe(0);
+    const sums = await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8');
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: 'not json at all' }, 1);
+    const r = await runCli(syncArgs(dest), { env: withKey() });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/not valid JSON/);
+    expect(await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8')).toBe(sums);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+  });
+
+  it('a held lock is a clear error naming the pid', async () => {
+    const dest = path.join(work, 'lock-ds');
+    await fs.mkdir(path.join(dest, '.dataset-sync'), { recursive: true });
+    await fs.writeFile(path.join(dest, '.dataset-sync', 'lock'), JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), startedAt: new Date().toISOString() }));
+    const r = await runCli(syncArgs(dest), { env: withKey() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`pid ${process.pid}`);
+  });
+});
+
+describe('dataset-sync collections', () => {
+  it('--json lists the account collections', async () => {
+    const r = await runCli(['collections', '--base-url', svc.deliveryBaseUrl, '--json'], { env: withKey() });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { collections: Array<{ id: number }> };
+    expect(out.collections.map((c) => c.id)).toContain(collectionId);
+  });
+});
+
+describe('login and logout', () => {
+  const realKeyring = process.env.DATASET_SYNC_REAL_KEYRING === '1';
+
+  it.runIf(realKeyring)('login stores a key read from stdin; sync then works without the env var; logout removes it', async () => {
+    const base = svc.deliveryBaseUrl;
+    const login = await runCli(['login', '--base-url', base], { input: apiKey + '\n', env: { DATASET_SYNC_API_KEY: undefined } });
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).not.toContain(apiKey);
+    expect(login.stdout).toMatch(/Logged in/);
+    const list = await runCli(['collections', '--base-url', base, '--json'], { env: { DATASET_SYNC_API_KEY: undefined } });
+    expect(list.code).toBe(0);
+    const logout = await runCli(['logout', '--base-url', base], { env: { DATASET_SYNC_API_KEY: undefined } });
+    expect(logout.code).toBe(0);
+    const after = await runCli(['collections', '--base-url', base], { env: { DATASET_SYNC_API_KEY: undefined } });
+    expect(after.code).toBe(2);
+    expect(after.stderr).toMatch(/login|DATASET_SYNC_API_KEY/);
+  });
+
+  it('login with a wrong key exits 3 and stores nothing', async () => {
+    const r = await runCli(['login', '--base-url', svc.deliveryBaseUrl], { input: 'dsk_not_a_key_000000\n', env: { DATASET_SYNC_API_KEY: undefined } });
+    expect(r.code).toBe(3);
+  });
+
+  it.runIf(!realKeyring)('without a keychain, explains how to provide a key', async () => {
+    const r = await runCli(['collections', '--base-url', svc.deliveryBaseUrl], { env: { DATASET_SYNC_API_KEY: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/keychain is unavailable/);
+    expect(r.stderr).toContain('DATASET_SYNC_API_KEY');
+    const login = await runCli(['login', '--base-url', svc.deliveryBaseUrl], { input: apiKey, env: { DATASET_SYNC_API_KEY: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
+    expect(login.code).toBe(2);
+    expect(login.stderr).toMatch(/could not be stored/);
+    expect(login.stderr).not.toContain(apiKey);
+  });
+});

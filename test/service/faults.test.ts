@@ -1,0 +1,242 @@
+// Every fault switch of the admin interface, observed on the wire with node:http so exact
+// byte counts, missing Content-Length and dropped connections are visible.
+
+import * as http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type TestService } from './support';
+
+let svc: TestService;
+let file: ApiFile;
+
+beforeAll(async () => {
+  svc = await startTestService({ sets: 3 });
+  file = (await walkSets(svc.deliveryBaseUrl, svc.mainKey, svc.mainCollection))[0]?.files[0] as ApiFile;
+});
+afterEach(async () => {
+  await svc.admin.clearFaults();
+});
+afterAll(async () => {
+  await svc.stop();
+});
+
+interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** True when the body ended cleanly (not cut by a dropped connection or our own give-up). */
+  complete: boolean;
+  error?: Error;
+}
+
+/** One request on a fresh connection; `giveUpAfterMs` aborts a stalled transfer (the client's watchdog). */
+function rawGet(url: string, headers: Record<string, string>, giveUpAfterMs?: number): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = http.get(url, { headers, agent: false }, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      let error: Error | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      if (giveUpAfterMs !== undefined) timer = setTimeout(() => req.destroy(new Error('client gave up')), giveUpAfterMs);
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (e) => (error = e));
+      res.on('close', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete, error });
+      });
+    });
+    req.on('error', (e) => {
+      if (!answered) reject(e);
+    });
+  });
+}
+
+const auth = () => ({ authorization: `Bearer ${svc.mainKey}` });
+const full = async () => (await getBytes(file.url, svc.mainKey)).body;
+
+describe('answer-replacing faults', () => {
+  it('status: answers the given status with a JSON error body', async () => {
+    await svc.admin.addFault({ path: '^/collections$' }, { type: 'status', status: 503 }, 1);
+    expectJsonError(await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey), 503);
+    expect((await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey)).status).toBe(200);
+  });
+
+  it('rate_limit: 429 with Retry-After in seconds', async () => {
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'rate_limit', retryAfter: 7 }, 1);
+    const res = await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey);
+    expectJsonError(res, 429);
+    expect(res.headers['retry-after']).toBe('7');
+  });
+
+  it('body: replaces the whole answer (malformed JSON, other status and type)', async () => {
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: '{"sets": [' }, 1);
+    const res = await getBytes(`${svc.deliveryBaseUrl}/collections/${svc.mainCollection}/sets`, svc.mainKey);
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('{"sets": [');
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'body', status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }, 1);
+    const html = await getBytes(`${svc.deliveryBaseUrl}/me`, svc.mainKey);
+    expect(html.status).toBe(502);
+    expect(html.headers['content-type']).toBe('text/html');
+    expect(html.body.toString()).toBe('<h1>Bad gateway</h1>');
+  });
+
+  it('latency: delays, then answers normally', async () => {
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'latency', ms: 150 }, 1);
+    const started = Date.now();
+    const res = await getJson<{ client: { name: string } }>(`${svc.deliveryBaseUrl}/me`, svc.mainKey);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(res.status).toBe(200);
+    expect(res.body.client.name).toBe(svc.clients[0]?.name);
+  });
+});
+
+describe('stream faults', () => {
+  it('reset: headers promise the whole body, exactly afterBytes arrive, then the connection drops', async () => {
+    const original = await full();
+    for (const afterBytes of [0, 1000, 20_000]) {
+      await svc.admin.addFault({ path: '^/files/' }, { type: 'reset', afterBytes }, 1);
+      const res = await rawGet(file.url, auth());
+      expect(res.status).toBe(200);
+      expect(res.headers['content-length']).toBe(String(file.size_bytes));
+      expect(res.complete).toBe(false);
+      expect(res.body.length).toBe(afterBytes);
+      expect(res.body).toEqual(original.subarray(0, afterBytes));
+    }
+  });
+
+  it('reset on a range request counts from the start of the range', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'reset', afterBytes: 500 }, 1);
+    const res = await rawGet(file.url, { ...auth(), range: 'bytes=4096-' });
+    expect(res.status).toBe(206);
+    expect(res.body).toEqual((await full()).subarray(4096, 4096 + 500));
+    expect(res.complete).toBe(false);
+  });
+
+  it('truncate: no Content-Length, ends cleanly after afterBytes, so only size and hash show it', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'truncate', afterBytes: 12_345 }, 1);
+    const res = await rawGet(file.url, auth());
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.complete).toBe(true);
+    expect(res.body.length).toBe(12_345);
+    expect(res.body).toEqual((await full()).subarray(0, 12_345));
+  });
+
+  it('flip: one byte at the absolute file offset differs, so the hash does not match', async () => {
+    const original = await full();
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'flip', atByte: 777 }, 1);
+    const res = await getBytes(file.url, svc.mainKey);
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBe(file.size_bytes);
+    expect(sha256(res.body)).not.toBe(file.sha256);
+    const differing = [...res.body.keys()].filter((i) => res.body[i] !== original[i]);
+    expect(differing).toEqual([777]);
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'flip', atByte: 5000 }, 1);
+    const ranged = await getBytes(file.url, svc.mainKey, { range: 'bytes=4000-5999' });
+    expect(ranged.status).toBe(206);
+    const diffs = [...ranged.body.keys()].filter((i) => ranged.body[i] !== original[4000 + i]);
+    expect(diffs).toEqual([1000]);
+  });
+
+  it('ignore_range: answers 200 with the full body although a range was asked', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'ignore_range' }, 1);
+    const res = await getBytes(file.url, svc.mainKey, { range: 'bytes=100-' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-range']).toBeUndefined();
+    expect(sha256(res.body)).toBe(file.sha256);
+  });
+
+  it('stall with ms: afterBytes, a pause, then the rest of the body', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 2048, ms: 100 }, 1);
+    const res = await rawGet(file.url, auth());
+    expect(res.complete).toBe(true);
+    expect(sha256(res.body)).toBe(file.sha256);
+  });
+
+  it('stall without ms: afterBytes, then nothing until the client gives up', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 3000 }, 1);
+    const res = await rawGet(file.url, auth(), 400);
+    expect(res.complete).toBe(false);
+    expect(res.body).toEqual((await full()).subarray(0, 3000));
+    // The service is still healthy for the next request.
+    expect(sha256((await getBytes(file.url, svc.mainKey)).body)).toBe(file.sha256);
+  });
+
+  it('stream faults also apply to JSON answers (a cut page)', async () => {
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'truncate', afterBytes: 50 }, 1);
+    const res = await rawGet(`${svc.deliveryBaseUrl}/collections/${svc.mainCollection}/sets`, auth());
+    expect(res.body.length).toBe(50);
+    expect(() => JSON.parse(res.body.toString())).toThrow();
+  });
+});
+
+describe('matching and bookkeeping', () => {
+  it('times retires a fault after that many matching requests; hits are counted', async () => {
+    const id = await svc.admin.addFault({ path: '^/me$' }, { type: 'status', status: 500 }, 2);
+    expect(await svc.admin.listFaults()).toEqual([{ id, match: { path: '^/me$' }, fault: { type: 'status', status: 500 }, times: 2, hits: 0 }]);
+    expect((await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey)).status).toBe(200);
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(500);
+    expect((await svc.admin.listFaults())[0]?.hits).toBe(1);
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(500);
+    expect(await svc.admin.listFaults()).toEqual([]);
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(200);
+  });
+
+  it('without times a fault stays until deleted (by id or all)', async () => {
+    const id = await svc.admin.addFault({ path: '^/me$' }, { type: 'status', status: 503 });
+    for (let i = 0; i < 3; i++) expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(503);
+    await svc.admin.deleteFault(id);
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(200);
+    await svc.admin.addFault({}, { type: 'status', status: 500 });
+    expect((await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey)).status).toBe(500);
+    await svc.admin.clearFaults();
+    expect((await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey)).status).toBe(200);
+    await expect(svc.admin.deleteFault(9999)).rejects.toThrow(/404/);
+  });
+
+  it('matches on method and api', async () => {
+    await svc.admin.addFault({ method: 'HEAD' }, { type: 'status', status: 500 });
+    await svc.admin.addFault({ api: 'recruiter' }, { type: 'status', status: 502 });
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, svc.mainKey)).status).toBe(200);
+    expect((await getBytes(file.url, svc.mainKey, {}, 'HEAD')).status).toBe(500);
+    expect((await getJson(`${svc.recruiterBaseUrl}/me`, null)).status).toBe(502);
+  });
+
+  it('applies before authentication (the server fails before it looks at the key)', async () => {
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'status', status: 503 }, 1);
+    expect((await getJson(`${svc.deliveryBaseUrl}/me`, null)).status).toBe(503);
+  });
+
+  it('refuses malformed fault requests with 400', async () => {
+    for (const body of [
+      { match: {}, fault: { type: 'explode' } },
+      { match: { path: '(' }, fault: { type: 'status', status: 500 } },
+      { match: {}, fault: { type: 'reset' } },
+      { match: {}, fault: { type: 'status', status: 500 }, times: 0 },
+      { match: { api: 'other' }, fault: { type: 'status', status: 500 } },
+    ]) {
+      const res = await fetch(`${svc.adminBaseUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBeTruthy();
+    }
+  });
+});
+
+describe('close', () => {
+  it('closes promptly even with a stalled download open', async () => {
+    const other = await startTestService({ sets: 1 });
+    try {
+      const f = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]?.files[0] as ApiFile;
+      await other.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 100 });
+      const pending = rawGet(f.url, { authorization: `Bearer ${other.mainKey}` });
+      await new Promise((r) => setTimeout(r, 100));
+      await other.close();
+      const res = await pending;
+      expect(res.complete).toBe(false);
+      expect(res.body.length).toBe(100);
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,0 +1,24 @@
+// The wire format of the browser test bridge: the RendererApi contract over one WebSocket.
+import type { EventChannel, EventChannels, IpcResult } from '../../src-main/ipc/contract';
+
+export const BRIDGE_PATH = '/bridge';
+export const BRIDGE_CLIENT_PATH = '/bridge-client.js';
+
+/** Browser -> server: one invoke. */
+export interface BridgeRequest {
+  id: number;
+  channel: string;
+  arg?: unknown;
+}
+
+/** Server -> browser: the answer to one invoke. */
+export interface BridgeResponse {
+  id: number;
+  result: IpcResult<unknown>;
+}
+
+/** Server -> browser: a main-process event push. */
+export interface BridgePush<C extends EventChannel = EventChannel> {
+  event: C;
+  payload: EventChannels[C];
+}

@@ -1,0 +1,99 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { App } from '../../src-renderer/App';
+import { setRendererApi } from '../../src-renderer/api';
+import { useConnection } from '../../src-renderer/stores/connection';
+import { useNavigation } from '../../src-renderer/stores/navigation';
+import { useCollections } from '../../src-renderer/stores/collections';
+import { useNotices } from '../../src-renderer/stores/notices';
+import type { ConnectionInfo, IpcError, SettingsView } from '../../src-main/ipc/contract';
+import { FakeRendererApi, ok } from './fake-api';
+
+const SETTINGS: SettingsView = { baseUrl: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
+const INFO: ConnectionInfo = {
+  baseUrl: 'http://127.0.0.1:1234/api/v1/partner',
+  client: { id: 1, name: 'Acme Vision Lab', email: 'data@acme.example' },
+  apiKey: { name: 'desktop', prefix: 'dsk_ab12', scopes: ['collections:read'] },
+  secretStore: 'memory',
+  secretStoreWarning: 'The OS keychain is unavailable: the key is kept in memory until you quit.',
+};
+
+function fakeWithConnectAnswer(answer: (apiKey: string) => { ok: true; value: ConnectionInfo } | { ok: false; error: IpcError }) {
+  return new FakeRendererApi()
+    .handle('connection:get', () => ok(null))
+    .handle('settings:get', () => ok(SETTINGS))
+    .handle('collections:list', () => ok([]))
+    .handle('connection:connect', ({ apiKey }) => answer(apiKey))
+    .handle('connection:forget', () => ok(null));
+}
+
+async function submit(baseUrl: string, apiKey: string) {
+  fireEvent.change(await screen.findByLabelText('Base URL'), { target: { value: baseUrl } });
+  fireEvent.change(screen.getByLabelText('API key'), { target: { value: apiKey } });
+  fireEvent.click(screen.getByRole('button', { name: 'Connect' }));
+}
+
+beforeEach(() => {
+  useConnection.setState({ status: 'unknown', info: null, error: null, busy: false });
+  useNavigation.setState({ workspace: 'delivery', route: { screen: 'collections' } });
+  useCollections.getState().reset();
+  useNotices.setState({ notices: [] });
+});
+afterEach(() => {
+  cleanup();
+  setRendererApi(null);
+});
+
+describe('connect form', () => {
+  it('keeps the key in a password field', async () => {
+    setRendererApi(fakeWithConnectAnswer(() => ok(INFO)));
+    render(<App />);
+    expect(((await screen.findByLabelText('API key')) as HTMLInputElement).type).toBe('password');
+  });
+
+  it.each([
+    ['auth', 'The service rejected this API key', 'HTTP 401 from GET /me'],
+    ['network', 'Could not reach the service at http://127.0.0.1:9/api/v1/partner', 'connect ECONNREFUSED 127.0.0.1:9'],
+    ['base_url', 'The base URL must start with https://', 'Base URL must use https'],
+  ] as const)('explains a %s failure and shows main’s detail', async (kind, headline, detail) => {
+    setRendererApi(fakeWithConnectAnswer(() => ({ ok: false, error: { kind, message: detail } })));
+    render(<App />);
+    await submit('http://127.0.0.1:9/api/v1/partner', 'wrong-key');
+    const alert = await screen.findByRole('alert');
+    expect(alert.dataset.errorKind).toBe(kind);
+    expect(alert.textContent).toContain(headline);
+    expect(alert.textContent).toContain(detail);
+    expect(alert.textContent).not.toContain('wrong-key');
+    // The form stays, ready for another attempt, and the key field is emptied.
+    expect((screen.getByLabelText('API key') as HTMLInputElement).value).toBe('');
+  });
+
+  it('connects, shows the client in the header, and the account details with the secret store warning', async () => {
+    const api = fakeWithConnectAnswer((key) => (key === 'good-key' ? ok(INFO) : { ok: false, error: { kind: 'auth', message: 'no' } }));
+    setRendererApi(api);
+    render(<App />);
+    await submit(INFO.baseUrl, '  good-key  ');
+    expect((await screen.findByTestId('header-client-name')).textContent).toBe('Acme Vision Lab');
+    expect(api.calls.find((c) => c.channel === 'connection:connect')?.arg).toEqual({ baseUrl: INFO.baseUrl, apiKey: 'good-key' });
+    fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
+    expect(screen.getByText('data@acme.example')).toBeTruthy();
+    expect(screen.getByText('dsk_ab12…')).toBeTruthy();
+    expect(screen.getByText('collections:read')).toBeTruthy();
+    expect(screen.getByText(INFO.secretStoreWarning!)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Forget key' }));
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Connect' })).toBeTruthy());
+    expect(screen.queryByTestId('header-client-name')).toBeNull();
+  });
+
+  it('shows notices as dismissible toasts', async () => {
+    const api = fakeWithConnectAnswer(() => ok(INFO));
+    setRendererApi(api);
+    render(<App />);
+    await screen.findByLabelText('API key');
+    act(() => api.emit('notice', { level: 'warning', message: 'Set 12 is no longer served.' }));
+    expect(screen.getByText('Set 12 is no longer served.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss notice' }));
+    expect(screen.queryByText('Set 12 is no longer served.')).toBeNull();
+  });
+});
