@@ -22,7 +22,7 @@ export function decideRange(rangeHeader: string | undefined, ifRange: string | u
   if (first === '') {
     const suffix = Number(last);
     if (suffix === 0 || size === 0) return { kind: 'unsatisfiable' };
-    return { kind: "partial", start: Math.max(0, size - suffix - 1), end: size - 1 };
+    return { kind: 'partial', start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(first);
   if (last !== '' && Number(last) < start) return { kind: 'full' };

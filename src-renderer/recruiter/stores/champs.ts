@@ -1,0 +1,75 @@
+// Data Champ discovery: the filters as typed, and the page of results of the last search.
+import { create } from 'zustand';
+import type { IpcError } from '../../../src-main/ipc/contract';
+import type { ChampAvailability, ChampSearchArg, DataChampsPage } from '../../../src-main/ipc/recruiter-contract';
+import { invoke } from '../../api';
+
+export const CHAMPS_PER_PAGE = 10;
+
+export interface ChampFilters {
+  search: string;
+  skills: string;
+  location: string;
+  country: string;
+  availability: '' | ChampAvailability;
+  minRate: string;
+  maxRate: string;
+  verifiedOnly: boolean;
+}
+
+export const EMPTY_FILTERS: ChampFilters = { search: '', skills: '', location: '', country: '', availability: '', minRate: '', maxRate: '', verifiedOnly: false };
+
+interface ChampsStore {
+  /** The filters of the results shown (applied with Search). */
+  applied: ChampFilters;
+  page: number;
+  data: DataChampsPage | null;
+  loading: boolean;
+  error: IpcError | null;
+  search(filters: ChampFilters): Promise<void>;
+  setPage(page: number): Promise<void>;
+}
+
+/** Blank filters are left out; the form has checked the numbers already. */
+export function toSearchArg(f: ChampFilters, page: number): ChampSearchArg {
+  const arg: ChampSearchArg = { page, perPage: CHAMPS_PER_PAGE };
+  const skills = f.skills.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (skills.length > 0) arg.skills = skills;
+  if (f.search.trim()) arg.search = f.search.trim();
+  if (f.location.trim()) arg.location = f.location.trim();
+  if (f.country.trim()) arg.country = f.country.trim();
+  if (f.availability) arg.availability = f.availability;
+  if (f.minRate.trim()) arg.minRate = Number(f.minRate);
+  if (f.maxRate.trim()) arg.maxRate = Number(f.maxRate);
+  if (f.verifiedOnly) arg.verifiedOnly = true;
+  return arg;
+}
+
+let requestSeq = 0;
+
+export const useChamps = create<ChampsStore>((set, get) => {
+  const load = async () => {
+    const seq = ++requestSeq;
+    const { applied, page } = get();
+    set({ loading: true });
+    const result = await invoke('recruiter:champs:search', toSearchArg(applied, page));
+    if (seq !== requestSeq) return;
+    if (result.ok) set({ loading: false, data: result.value, error: null });
+    else set({ loading: false, error: result.error });
+  };
+  return {
+    applied: EMPTY_FILTERS,
+    page: 1,
+    data: null,
+    loading: false,
+    error: null,
+    async search(filters) {
+      set({ applied: filters, page: 1 });
+      await load();
+    },
+    async setPage(page) {
+      set({ page });
+      await load();
+    },
+  };
+});
