@@ -2,6 +2,7 @@
 // a handler for each, and the type checks below fail the build when the contract gains or
 // loses a channel that is not listed here.
 import type { CoreInvokeChannels, EventChannel, EventChannels } from './contract';
+import type { RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-contract';
 
 export const CORE_INVOKE_CHANNELS = [
   'connection:get',
@@ -24,19 +25,47 @@ export const CORE_INVOKE_CHANNELS = [
 
 export type CoreInvokeChannel = (typeof CORE_INVOKE_CHANNELS)[number];
 
+export const RECRUITER_INVOKE_CHANNELS = [
+  'recruiter:connection:get',
+  'recruiter:connect',
+  'recruiter:forget',
+  'recruiter:jobs:list',
+  'recruiter:jobs:get',
+  'recruiter:jobs:create',
+  'recruiter:jobs:update',
+  'recruiter:jobs:publish',
+  'recruiter:jobs:pause',
+  'recruiter:jobs:resume',
+  'recruiter:jobs:close',
+  'recruiter:applications:list',
+  'recruiter:applications:get',
+  'recruiter:applications:accept',
+  'recruiter:applications:reject',
+  'recruiter:applications:setStatus',
+  'recruiter:applications:approveWork',
+  'recruiter:champs:search',
+  'recruiter:champs:get',
+  'recruiter:champs:matches',
+] as const satisfies ReadonlyArray<keyof RecruiterInvokeChannels>;
+
+/** Every invoke channel: what main registers and the preload exposes. */
+export const INVOKE_CHANNELS = [...CORE_INVOKE_CHANNELS, ...RECRUITER_INVOKE_CHANNELS] as const;
+
 export const EVENT_CHANNELS = ['sync:events', 'sync:state', 'notice'] as const satisfies ReadonlyArray<EventChannel>;
 
 // Exhaustiveness: every contract channel must be listed (the reverse is ensured by `satisfies`).
 type Missing<All, Listed> = Exclude<All, Listed>;
 const _allInvokeListed: [Missing<keyof CoreInvokeChannels, CoreInvokeChannel>] extends [never] ? true : false = true;
 const _allEventsListed: [Missing<keyof EventChannels, (typeof EVENT_CHANNELS)[number]>] extends [never] ? true : false = true;
+const _allRecruiterListed: [Missing<RecruiterInvokeChannel, (typeof RECRUITER_INVOKE_CHANNELS)[number]>] extends [never] ? true : false = true;
 void _allInvokeListed;
+void _allRecruiterListed;
 void _allEventsListed;
 
-const invokeSet: ReadonlySet<string> = new Set(CORE_INVOKE_CHANNELS);
+const invokeSet: ReadonlySet<string> = new Set(INVOKE_CHANNELS);
 const eventSet: ReadonlySet<string> = new Set(EVENT_CHANNELS);
 
-export function isInvokeChannel(name: unknown): name is CoreInvokeChannel {
+export function isInvokeChannel(name: unknown): name is CoreInvokeChannel | RecruiterInvokeChannel {
   return typeof name === 'string' && invokeSet.has(name);
 }
 

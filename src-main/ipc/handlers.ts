@@ -13,6 +13,7 @@ import { verifyDataset } from '../sync/verify';
 import type { CollectionListItem, CoreInvokeChannels, IpcResult } from './contract';
 import type { CoreInvokeChannel } from './channels';
 import { IpcFailure } from './ipc-failure';
+import { createRecruiterHandlers, type RecruiterHandlers } from './recruiter-handlers';
 import { toIpcError } from './to-ipc-error';
 import { validators } from './validate';
 
@@ -36,7 +37,7 @@ export interface HandlerDeps {
 
 export type Handlers = {
   [C in CoreInvokeChannel]: (arg: unknown) => Promise<IpcResult<CoreInvokeChannels[C]['result']>>;
-};
+} & RecruiterHandlers;
 
 type Impl = { [C in CoreInvokeChannel]: (arg: CoreInvokeChannels[C]['arg']) => Promise<CoreInvokeChannels[C]['result']> };
 
@@ -151,5 +152,14 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
   const handlers = {} as Record<CoreInvokeChannel, (arg: unknown) => Promise<IpcResult<unknown>>>;
   for (const channel of Object.keys(impl) as CoreInvokeChannel[]) handlers[channel] = wrap(channel);
-  return handlers as Handlers;
+  // The recruiter channels have their own connection (key and base URL); the delivery key is
+  // redacted from their messages too.
+  const recruiter = createRecruiterHandlers({
+    secrets: deps.secrets,
+    settings: deps.settings,
+    ...(deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {}),
+    otherSecretsToRedact: () => connection.secretsToRedact(),
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  return { ...(handlers as Omit<Handlers, keyof RecruiterHandlers>), ...recruiter } as Handlers;
 }

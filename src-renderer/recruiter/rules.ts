@@ -1,7 +1,7 @@
 // What the recruiter UI offers when: legal job moves and application actions (as the service
 // documents them in src-service/recruiter/index.ts), the job form's own checks, and labels.
 // Pure functions, so the rules are easy to read in one place.
-import type { ApplicationStatus, JobInput, JobStatus, JobType } from '../../src-main/api/recruiter-types';
+import type { ApplicationStatus, Job, JobInput, JobStatus, JobType } from '../../src-main/api/recruiter-types';
 
 export type JobMove = 'publish' | 'pause' | 'resume' | 'close';
 
@@ -82,7 +82,7 @@ export const EMPTY_DRAFT: JobDraft = {
   title: '', description: '', job_type: 'survey', location_type: 'on_site', rate: '', rate_type: 'daily', currency: 'EUR', number_of_positions: '1', required_skills: '',
 };
 
-export function draftOf(job: Omit<JobInput, 'required_skills'> & { required_skills?: string[]; location_type: string | null; rate_type: string | null }): JobDraft {
+export function draftOf(job: Job): JobDraft {
   return {
     title: job.title,
     description: job.description,

@@ -254,3 +254,36 @@ describe('gold sets and locking', () => {
     }
   });
 });
+
+describe('cancellation', () => {
+  it('an aborted sync reports cancelled, keeps partials out of final names, and the next sync completes', async () => {
+    const dest = await freshDest();
+    try {
+      await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 4096, ms: 20_000 });
+      const controller = new AbortController();
+      const first = sync(svc, dest, { signal: controller.signal, tuning: { retryBaseMs: 20, stallTimeoutMs: 30_000 } });
+      const partial = path.join(dest, '.dataset-sync', 'partial');
+      for (let i = 0; i < 200; i++) {
+        const held = await listFiles(partial);
+        if (held.length > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      controller.abort();
+      const { summary } = await first;
+      await svc.admin.clearFaults();
+      expect(summary.cancelled).toBe(true);
+      expect(summary.exitCode).toBe(1);
+      expect(summary.fatal).toBeUndefined();
+      expect((await listFiles(partial)).length).toBeGreaterThan(0);
+      expect((await listFiles(path.join(dest, 'sets'))).filter((f) => !f.endsWith('set.json'))).toEqual([]);
+      // No file was verified, so nothing is listed (sha256sum itself rejects an empty list).
+      expect(await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8')).toBe('');
+      const second = await sync(svc, dest);
+      expect(second.summary.exitCode).toBe(0);
+      await expectDatasetMatches(svc, dest, collectionId);
+    } finally {
+      await svc.admin.clearFaults();
+      await cleanup(dest);
+    }
+  });
+});

@@ -9,7 +9,9 @@ export type RecruiterStatus = 'unknown' | 'checking' | 'connected' | 'disconnect
 interface RecruiterConnectionStore {
   status: RecruiterStatus;
   info: RecruiterConnectionInfo | null;
-  /** Why the last load or connect failed (e.g. a stored key was revoked). */
+  /** Why checking the stored key failed (e.g. it was revoked), shown above the connect form. */
+  loadError: IpcError | null;
+  /** Why the last connect attempt failed, shown in the form until the next attempt. */
   error: IpcError | null;
   busy: boolean;
   load(): Promise<void>;
@@ -20,18 +22,19 @@ interface RecruiterConnectionStore {
 export const useRecruiterConnection = create<RecruiterConnectionStore>((set) => ({
   status: 'unknown',
   info: null,
+  loadError: null,
   error: null,
   busy: false,
 
   async load() {
     set({ status: 'checking' });
     const result = await invoke('recruiter:connection:get', undefined);
-    if (result.ok && result.value) set({ status: 'connected', info: result.value, error: null });
-    else set({ status: 'disconnected', info: null, error: result.ok ? null : result.error });
+    if (result.ok && result.value) set({ status: 'connected', info: result.value, loadError: null });
+    else set({ status: 'disconnected', info: null, loadError: result.ok ? null : result.error });
   },
 
   async connect(baseUrl, apiKey) {
-    set({ busy: true, error: null });
+    set({ busy: true, error: null, loadError: null });
     const result = await invoke('recruiter:connect', { baseUrl: baseUrl.trim(), apiKey: apiKey.trim() });
     if (result.ok) {
       set({ busy: false, status: 'connected', info: result.value, error: null });
