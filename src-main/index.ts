@@ -5,7 +5,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, s
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EventChannel, EventChannels } from './ipc/contract';
-import { CORE_INVOKE_CHANNELS } from './ipc/channels';
+import { INVOKE_CHANNELS } from './ipc/channels';
 import { createMainServices, type MainServices } from './app/services';
 import {
   CONTENT_SECURITY_POLICY,
@@ -147,7 +147,7 @@ function installSecurityHooks(): void {
 }
 
 function registerIpc(current: MainServices): void {
-  for (const channel of CORE_INVOKE_CHANNELS) {
+  for (const channel of INVOKE_CHANNELS) {
     const handler = current.handlers[channel];
     ipcMain.handle(channel, async (event: IpcMainInvokeEvent, arg: unknown) => {
       if (!isTrustedSenderUrl(event.senderFrame?.url, rendererLocation)) {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { CollectionDetail, SetRecord } from '../api/types';
 import { writeFileAtomic, writeJsonAtomic } from './atomic';
 import { setDir } from './layout';
+import { ensureRealDir } from './safe-dirs';
 import type { FileEntry } from './state';
 
 export const MANIFEST_COLUMNS = [
@@ -58,8 +59,8 @@ export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
 }
 
 export async function writeSetJson(dest: string, set: SetRecord): Promise<void> {
-  const dir = setDir(dest, set.id);
-  await fs.mkdir(dir, { recursive: true });
+  // Part by part with lstat: a symlinked sets/ or sets/<id> must not take the set's files elsewhere.
+  const dir = await ensureRealDir(dest, path.relative(dest, setDir(dest, set.id)));
   await writeJsonAtomic(path.join(dir, 'set.json'), pseudonymousSet(set));
 }
 

@@ -16,11 +16,12 @@ import { defaultConsentsDir, partialDir, partialPath, relFilePath } from './layo
 import { acquireLock, LockHeldError, type Lock } from './lock';
 import { checkFilename, isPositiveId } from './names';
 import { ProgressTracker } from './progress';
+import { ensureRealDir } from './safe-dirs';
 import { withRetry, type RetryPolicy } from './retry';
 import { loadState, saveState, type EngineState, type FileEntry } from './state';
 import { TaskPool } from './task-pool';
 import { FileFailedError, transferFile, type TransferStats } from './transfer';
-import { laterTimestamp, updatedSinceFor, walkAcceptedSets } from './walk';
+import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
 
 type Fatal = { kind: string; message: string; exitCode: 2 | 3 | 4 };
 
@@ -165,7 +166,9 @@ class SyncRun {
       this.consentsDir = v.consentsDir;
       this.summary.dest = v.dest;
       try {
-        await fs.mkdir(partialDir(v.dest), { recursive: true });
+        await fs.mkdir(v.dest, { recursive: true });
+        // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
+        await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
         lock = await acquireLock(v.dest);
         this.state = await loadState(v.dest);
       } catch (e) {
@@ -235,8 +238,15 @@ class SyncRun {
     let walkCompleted = false;
     try {
       const since = full ? undefined : updatedSinceFor(this.state.watermark);
-      const pages = walkAcceptedSets(client, this.options.collectionId, since, this.policy, this.signal, (m) =>
-        this.emit({ type: 'warning', message: m }),
+      const walk: WalkOutcome = { stable: true, passes: 0 };
+      const pages = walkAcceptedSets(
+        client,
+        this.options.collectionId,
+        since,
+        this.policy,
+        this.signal,
+        (m) => this.emit({ type: 'warning', message: m }),
+        walk,
       );
       for await (const sets of pages) {
         for (const set of sets) {
@@ -245,7 +255,8 @@ class SyncRun {
         }
         if (this.signal.aborted) break;
       }
-      walkCompleted = !this.signal.aborted;
+      // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
+      walkCompleted = !this.signal.aborted && walk.stable;
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...this.state.pendingSets]) {
         if (this.signal.aborted) break;
@@ -390,7 +401,8 @@ class SyncRun {
 
   private async unchangedOnDisk(rel: string, entry: FileEntry): Promise<boolean> {
     try {
-      const st = await fs.stat(path.join(this.dest, rel));
+      // lstat: a symlink planted under a final name is never taken for the verified file.
+      const st = await fs.lstat(path.join(this.dest, rel));
       return st.isFile() && st.size === entry.sizeBytes && st.mtimeMs === entry.mtimeMs;
     } catch {
       return false;
@@ -423,7 +435,7 @@ class SyncRun {
   private async adoptExisting(finalPath: string, file: FileRecord): Promise<number | null> {
     let st;
     try {
-      st = await fs.stat(finalPath);
+      st = await fs.lstat(finalPath); // a symlink is not adopted: the download replaces it by rename
     } catch {
       return null;
     }

@@ -1,5 +1,5 @@
 // Past syncs of a DEST, one JSON summary per line in DEST/.dataset-sync/history.jsonl.
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SyncSummary } from './events';
 import { stateDir } from './layout';
@@ -10,8 +10,18 @@ function historyPath(dest: string): string {
   return path.join(stateDir(dest), 'history.jsonl');
 }
 
+// O_NOFOLLOW: a history.jsonl planted as a symlink is replaced, never appended through.
+const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
 export async function appendHistory(dest: string, summary: SyncSummary): Promise<void> {
-  await fs.appendFile(historyPath(dest), JSON.stringify(summary) + '\n');
+  const line = JSON.stringify(summary) + '\n';
+  try {
+    await fs.appendFile(historyPath(dest), line, { flag: APPEND_NOFOLLOW });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
+    await fs.rm(historyPath(dest), { force: true });
+    await fs.appendFile(historyPath(dest), line, { flag: APPEND_NOFOLLOW });
+  }
 }
 
 /** Past syncs of DEST, newest first; empty when there are none. */

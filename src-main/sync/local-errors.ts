@@ -26,6 +26,8 @@ export function localFsError(e: unknown, doing: string): LocalFsError {
         ? 'the folder is not writable'
         : code === 'ENOTDIR'
           ? 'a part of the path is a file, not a folder'
-          : (err?.message ?? String(e));
+          : code === 'ENOENT'
+            ? 'a folder on the way is missing (was the dataset folder removed or unmounted during the sync?)'
+            : (err?.message ?? String(e));
   return new LocalFsError(`Cannot ${doing}: ${hint} (${code ?? 'error'}${err?.path ? ` at ${err.path}` : ''})`, code, { cause: e });
 }

@@ -49,9 +49,13 @@ export class FileFailedError extends Error {
 const MAX_HASH_MISMATCHES = 3;
 const WRITE_BUFFER = 4 * 1024 * 1024;
 
+/** Bytes held in a part file; anything but a regular file there (a planted symlink) is removed, never followed. */
 async function sizeOf(p: string): Promise<number> {
   try {
-    return (await fs.stat(p)).size;
+    const st = await fs.lstat(p);
+    if (st.isFile()) return st.size;
+    await fs.rm(p, { force: true });
+    return 0;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw e;

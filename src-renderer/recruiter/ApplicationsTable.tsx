@@ -60,8 +60,6 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
           <tr>
             <th scope="col">Data Champ</th>
             <th scope="col">Status</th>
-            <th scope="col">Location</th>
-            <th scope="col" className="num">Daily rate</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -73,6 +71,11 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
                 <td>
                   {applicantName(a)}
                   {champ?.verified && <span className="badge rc-verified">Verified</span>}
+                  {champ && (
+                    <div className="muted small">
+                      {[champ.city, champ.country].filter(Boolean).join(', ') || '—'} · {formatMoney(champ.daily_rate, champ.currency)}/day
+                    </div>
+                  )}
                 </td>
                 <td>
                   <ApplicationStatusBadge status={a.status} />
@@ -82,8 +85,6 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
                     </div>
                   )}
                 </td>
-                <td>{champ ? [champ.city, champ.country].filter(Boolean).join(', ') || '—' : '—'}</td>
-                <td className="num">{champ ? formatMoney(champ.daily_rate, champ.currency) : '—'}</td>
                 <td>
                   <div className="rc-row-actions">
                     {legalApplicationActions(a.status, job.status).map((action) => (

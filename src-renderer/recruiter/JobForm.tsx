@@ -32,9 +32,9 @@ function Field({ name, error, hint, children }: { name: JobField; error: string 
       <label htmlFor={id}>{LABELS[name]}</label>
       {children({ id, 'aria-invalid': Boolean(error), 'aria-describedby': described })}
       {hint && (
-        <span id={`${id}-hint`} className="muted small">
+        <small id={`${id}-hint`} className="muted">
           {hint}
-        </span>
+        </small>
       )}
       {error && (
         <span id={`${id}-error`} className="rc-field-error" data-field-error={name}>
@@ -182,14 +182,12 @@ export function JobForm({ jobId }: { jobId: number | null }) {
             )}
           </Field>
         </div>
-        <div className="rc-form-row">
-          <Field name="number_of_positions" error={errors.number_of_positions}>
-            {(p) => <input {...p} type="text" inputMode="numeric" value={draft.number_of_positions} onChange={set('number_of_positions')} size={6} />}
-          </Field>
-          <Field name="required_skills" error={errors.required_skills} hint="Comma-separated, e.g. survey, smartphone">
-            {(p) => <input {...p} type="text" value={draft.required_skills} onChange={set('required_skills')} spellCheck={false} />}
-          </Field>
-        </div>
+        <Field name="number_of_positions" error={errors.number_of_positions}>
+          {(p) => <input {...p} type="text" inputMode="numeric" value={draft.number_of_positions} onChange={set('number_of_positions')} size={6} />}
+        </Field>
+        <Field name="required_skills" error={errors.required_skills} hint="Comma-separated skill identifiers, e.g. survey, smartphone">
+          {(p) => <input {...p} type="text" value={draft.required_skills} onChange={set('required_skills')} spellCheck={false} />}
+        </Field>
       </div>
       {otherErrors.length > 0 && (
         <div className="error" role="alert">

@@ -8,7 +8,10 @@ import { JobPage } from './JobPage';
 import { JobsList } from './JobsList';
 import { RecruiterConnectCard } from './RecruiterConnectCard';
 import { useRecruiterConnection } from './stores/connection';
+import { useChamps } from './stores/champs';
+import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
+import { useMatches } from './stores/matches';
 import { useRecruiterView } from './stores/view';
 import './recruiter.css';
 
@@ -18,7 +21,13 @@ function OrganizationBar() {
   const busy = useRecruiterConnection((s) => s.busy);
   const view = useRecruiterView((s) => s.view);
   const go = useRecruiterView((s) => s.go);
-  const resetJobs = useJobs((s) => s.reset);
+  // Another organization's key may come next: nothing of this one's data stays on screen.
+  const resetAll = () => {
+    useJobs.getState().reset();
+    useJob.getState().clear();
+    useMatches.getState().clear();
+    useChamps.getState().reset();
+  };
   if (!info) return null;
   const onJobs = view.screen !== 'champs';
   return (
@@ -31,22 +40,17 @@ function OrganizationBar() {
           Data Champs
         </button>
       </nav>
-      <span className="spacer" />
       <span className="rc-org" title={`Key ${info.key.name ?? ''} · ${info.key.prefix ?? ''}… · ${info.key.scopes.join(', ')}`}>
         <span className="muted">Organization</span> <strong data-testid="recruiter-org-name">{info.organization.name}</strong>
-        <span className="muted small mono"> · {info.key.prefix}…</span>
-        {info.key.scopes.map((s) => (
-          <span key={s} className="badge mono">
-            {s}
-          </span>
-        ))}
+        <span className="muted small mono"> · key {info.key.prefix}…</span>
+        <span className="muted small"> · {info.key.scopes.join(', ')}</span>
       </span>
       <button
         type="button"
         className="danger"
         disabled={busy}
         onClick={() => {
-          resetJobs();
+          resetAll();
           go({ screen: 'jobs' });
           void forget();
         }}

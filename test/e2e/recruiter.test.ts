@@ -249,6 +249,12 @@ describe('recruiter workspace end to end', () => {
     await page.locator('table.rc-jobs tbody tr').first().waitFor();
     await screenshot('jobs-dark');
     await page.getByRole('button', { name: /^Theme:/ }).click(); // dark -> system
+
+    // Forgetting the recruiter key leaves the delivery connection alone.
+    await page.getByRole('button', { name: 'Forget recruiter key' }).click();
+    await page.getByLabel('Recruiter API key').waitFor();
+    expect(await page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
+    expect(await bridge.services.connection.current()).not.toBeNull();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -28,6 +28,7 @@ interface ChampsStore {
   error: IpcError | null;
   search(filters: ChampFilters): Promise<void>;
   setPage(page: number): Promise<void>;
+  reset(): void;
 }
 
 /** Blank filters are left out; the form has checked the numbers already. */
@@ -70,6 +71,10 @@ export const useChamps = create<ChampsStore>((set, get) => {
     async setPage(page) {
       set({ page });
       await load();
+    },
+    reset() {
+      requestSeq++;
+      set({ applied: EMPTY_FILTERS, page: 1, data: null, error: null, loading: false });
     },
   };
 });

@@ -1,0 +1,180 @@
+// The programs compared: our CLI, and curl / aria2c as peers. Config files that carry the
+// (local demo) API key are written 0600 into a private work folder and removed right after,
+// so the key never appears on a command line.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createEventBatcher } from '../../src-main/app/event-batcher';
+import type { SyncEvent, SyncSummary } from '../../src-main/sync/events';
+import { runGroup, runProc, type ProcResult } from './proc';
+import { REPO_ROOT, type BenchFile, type BenchService } from './service';
+
+export interface PeerRun {
+  wallMs: number;
+  ok: boolean;
+  /** Peak RSS of the heaviest process of the run (kB). */
+  maxRssKb?: number;
+  cpuS?: number;
+  note?: string;
+}
+
+export interface OursRun extends PeerRun {
+  summary?: SyncSummary;
+  progressEvents: number;
+  /** Messages the desktop app's event batcher (src-main/app/event-batcher.ts) would send over IPC. */
+  batchMessages: number;
+  events: number;
+}
+
+function q(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+async function writePrivate(file: string, text: string): Promise<void> {
+  await fs.writeFile(file, text, { mode: 0o600 });
+}
+
+function cpuOf(r: ProcResult): number | undefined {
+  return r.userS === undefined ? undefined : r.userS + (r.sysS ?? 0);
+}
+
+function fromGroup(g: { wallMs: number; results: ProcResult[] }, note?: string): PeerRun {
+  const rss = g.results.map((r) => r.maxRssKb ?? 0);
+  const cpu = g.results.reduce((a, r) => a + (cpuOf(r) ?? 0), 0);
+  const failed = g.results.find((r) => r.exitCode !== 0);
+  return {
+    wallMs: g.wallMs,
+    ok: !failed,
+    maxRssKb: Math.max(...rss),
+    cpuS: cpu,
+    note: failed ? `exit ${failed.exitCode}: ${failed.stderrTail.slice(-300)}` : note,
+  };
+}
+
+/** Splits the files round-robin into `n` lists, like n independent download streams. */
+function split<T>(items: T[], n: number): T[][] {
+  const out: T[][] = Array.from({ length: n }, () => []);
+  items.forEach((it, i) => out[i % n]!.push(it));
+  return out.filter((l) => l.length > 0);
+}
+
+/**
+ * `streams` curl processes, each with its own URL list (`-K` config with url/output lines), so
+ * each keeps one connection alive across its files. No verification at all: the raw limit.
+ * With `toNull`, bodies go to /dev/null (loopback + HTTP cost only, no disk).
+ */
+export async function runRawCurl(files: BenchFile[], dest: string, work: string, apiKey: string, streams: number, toNull = false): Promise<PeerRun> {
+  const lists = split(files, streams);
+  const cmds = [];
+  for (const [i, list] of lists.entries()) {
+    const cfg = path.join(work, `curl-${i}.cfg`);
+    const lines = ['silent', 'show-error', 'fail', 'create-dirs', `header = ${q(`Authorization: Bearer ${apiKey}`)}`];
+    for (const f of list) lines.push(`url = ${q(f.url)}`, `output = ${q(toNull ? '/dev/null' : path.join(dest, f.relPath))}`);
+    await writePrivate(cfg, lines.join('\n') + '\n');
+    cmds.push({ cmd: 'curl', args: ['-K', cfg] });
+  }
+  try {
+    return fromGroup(await runGroup(cmds));
+  } finally {
+    for (let i = 0; i < lists.length; i++) await fs.rm(path.join(work, `curl-${i}.cfg`), { force: true });
+  }
+}
+
+/** One curl fetching everything in sequence, then `sha256sum -c` over the result. */
+export async function runCurlThenSha(files: BenchFile[], dest: string, work: string, apiKey: string): Promise<PeerRun> {
+  const started = performance.now();
+  const dl = await runRawCurl(files, dest, work, apiKey, 1);
+  if (!dl.ok) return dl;
+  const sums = path.join(work, 'SHA256SUMS');
+  await fs.writeFile(sums, files.map((f) => `${f.sha256}  ${f.relPath}`).join('\n') + '\n');
+  const check = await runProc('sha256sum', ['-c', '--quiet', sums], { cwd: dest });
+  await fs.rm(sums, { force: true });
+  return {
+    wallMs: performance.now() - started,
+    ok: check.exitCode === 0,
+    maxRssKb: Math.max(dl.maxRssKb ?? 0, check.maxRssKb ?? 0),
+    cpuS: (dl.cpuS ?? 0) + (cpuOf(check) ?? 0),
+    note: check.exitCode === 0 ? undefined : `sha256sum: ${check.stderrTail.slice(-300)}`,
+  };
+}
+
+/** aria2c -j4 with a per-URL sha-256 checksum (aria2 verifies each file after download). */
+export async function runAria2(files: BenchFile[], dest: string, work: string, apiKey: string, jobs: number): Promise<PeerRun> {
+  const input = path.join(work, 'aria2-input.txt');
+  const lines: string[] = [];
+  for (const f of files) {
+    lines.push(f.url, `  out=${f.relPath}`, `  checksum=sha-256=${f.sha256}`, `  header=Authorization: Bearer ${apiKey}`);
+  }
+  await writePrivate(input, lines.join('\n') + '\n');
+  try {
+    const r = await runProc('aria2c', [
+      `-j${jobs}`,
+      '--file-allocation=none',
+      '--dir', dest,
+      '-i', input,
+      '--quiet=true',
+      '--auto-file-renaming=false',
+      '--allow-overwrite=true',
+      '--max-tries=3',
+    ]);
+    return { wallMs: r.wallMs, ok: r.exitCode === 0, maxRssKb: r.maxRssKb, cpuS: cpuOf(r), note: r.exitCode === 0 ? undefined : `exit ${r.exitCode}` };
+  } finally {
+    await fs.rm(input, { force: true });
+  }
+}
+
+export interface OursOptions {
+  concurrency?: number;
+  full?: boolean;
+  /** Measured with GNU time (default); off when the caller needs the real pid (to kill it). */
+  measure?: boolean;
+  onSpawn?: (pid: number) => void;
+}
+
+/** Our CLI exactly as users run it (`node bin/dataset-sync.mjs sync ... --json`). */
+export async function runOurs(svc: BenchService, dest: string, o: OursOptions = {}): Promise<OursRun> {
+  let summary: SyncSummary | undefined;
+  let progressEvents = 0;
+  let events = 0;
+  let batchMessages = 0;
+  const batcher = createEventBatcher(() => batchMessages++);
+  const args = [
+    path.join(REPO_ROOT, 'bin/dataset-sync.mjs'),
+    'sync',
+    '--base-url', svc.deliveryBaseUrl,
+    '--collection', String(svc.collectionId),
+    '--dest', dest,
+    '--concurrency', String(o.concurrency ?? 4),
+    '--json',
+  ];
+  if (o.full) args.push('--full');
+  const r = await runProc(process.execPath, args, {
+    env: { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey },
+    measure: o.measure ?? true,
+    onSpawn: o.onSpawn,
+    onStdoutLine: (line) => {
+      let e: SyncEvent;
+      try {
+        e = JSON.parse(line) as SyncEvent;
+      } catch {
+        return;
+      }
+      events++;
+      if (e.type === 'progress') progressEvents++;
+      if (e.type === 'summary') summary = e.summary;
+      batcher.push(e);
+    },
+  });
+  batcher.flush();
+  const ok = r.exitCode === 0 && summary?.exitCode === 0;
+  return {
+    wallMs: r.wallMs,
+    ok,
+    maxRssKb: r.maxRssKb,
+    cpuS: cpuOf(r),
+    summary,
+    progressEvents,
+    batchMessages,
+    events,
+    note: ok ? undefined : `exit ${r.exitCode ?? r.signal}: ${summary?.fatal?.message ?? r.stderrTail.slice(-300)}`,
+  };
+}

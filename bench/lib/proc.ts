@@ -1,0 +1,84 @@
+// Spawning measured processes: wall time from our side, CPU and peak RSS from GNU time -v
+// (written to a side file so the program's own stderr stays untouched).
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+export interface ProcResult {
+  wallMs: number;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** From GNU time -v; undefined when not measured. */
+  maxRssKb?: number;
+  userS?: number;
+  sysS?: number;
+  stderrTail: string;
+}
+
+export interface ProcOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Called per stdout line as it arrives (NDJSON events). */
+  onStdoutLine?: (line: string) => void;
+  /** Wrap in /usr/bin/time -v for CPU and peak RSS. Default true. */
+  measure?: boolean;
+  /** Called with the child's pid once spawned (the measured program's own pid when measure is false). */
+  onSpawn?: (pid: number) => void;
+}
+
+const TIME_BIN = '/usr/bin/time';
+
+function parseGnuTime(text: string): Pick<ProcResult, 'maxRssKb' | 'userS' | 'sysS'> {
+  const num = (re: RegExp) => {
+    const m = re.exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  return {
+    maxRssKb: num(/Maximum resident set size \(kbytes\): (\d+)/),
+    userS: num(/User time \(seconds\): ([\d.]+)/),
+    sysS: num(/System time \(seconds\): ([\d.]+)/),
+  };
+}
+
+export async function runProc(cmd: string, args: string[], opts: ProcOptions = {}): Promise<ProcResult> {
+  const measure = opts.measure ?? true;
+  const timeFile = path.join(os.tmpdir(), `bench-time-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+  const [bin, argv] = measure ? [TIME_BIN, ['-v', '-o', timeFile, cmd, ...args]] : [cmd, args];
+  const started = performance.now();
+  const child = spawn(bin, argv, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid !== undefined) opts.onSpawn?.(child.pid);
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (s: string) => {
+    stderr = (stderr + s).slice(-4000);
+  });
+  const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+  lines.on('line', (line) => opts.onStdoutLine?.(line));
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, sig) => resolve([code, sig]));
+  });
+  const wallMs = performance.now() - started;
+  let measured = {};
+  if (measure) {
+    const text = await fs.readFile(timeFile, 'utf8').catch(() => '');
+    await fs.rm(timeFile, { force: true });
+    measured = parseGnuTime(text);
+    // GNU time reports the child's death by signal as "Command terminated by signal N" and exits 128+N.
+  }
+  return { wallMs, exitCode, signal, stderrTail: stderr, ...measured };
+}
+
+/** Runs several processes at once; wall time covers the whole group. */
+export async function runGroup(cmds: Array<{ cmd: string; args: string[] }>, opts: ProcOptions = {}): Promise<{ wallMs: number; results: ProcResult[] }> {
+  const started = performance.now();
+  const results = await Promise.all(cmds.map((c) => runProc(c.cmd, c.args, opts)));
+  return { wallMs: performance.now() - started, results };
+}
+
+/** `sync(1)`: flushes dirty pages of the previous run so it does not slow down the next one (untimed). */
+export async function flushDisk(): Promise<void> {
+  await runProc('sync', [], { measure: false });
+}

@@ -1,0 +1,82 @@
+// Scenario 3: 10,000 accepted sets (40,000 small files) already synced and verified; a no-op
+// incremental sync and a --full rescan. Request counts come from the service's own stats.
+import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
+import { runOurs, type OursRun } from '../lib/peers';
+import { startBenchService } from '../lib/service';
+import { fmt, median } from '../lib/stats';
+
+export interface MetadataResult {
+  section: Section;
+  rssKb: number[];
+}
+
+function pageRequests(byRoute: Record<string, number>): number {
+  return Object.entries(byRoute)
+    .filter(([route]) => /\/sets$/.test(route))
+    .reduce((a, [, n]) => a + n, 0);
+}
+
+export async function scenarioMetadata(ctx: BenchContext): Promise<MetadataResult> {
+  const sets = ctx.quick ? 500 : 10_000;
+  ctx.log(`Scenario 3: ${sets} sets x 4 x 1 KiB`);
+  const svc = await startBenchService({ sets, fileSize: 1024, dataDir: ctx.dataDir });
+  const dest = await freshDest(ctx);
+  try {
+    const initial = await runOurs(svc, dest);
+    ctx.log(`  initial sync: ${(initial.wallMs / 1000).toFixed(1)} s${initial.ok ? '' : ` FAILED ${initial.note ?? ''}`}`);
+    if (!initial.ok) throw new Error(`initial sync failed: ${initial.note ?? ''}`);
+
+    const noop: Array<{ run: OursRun; requests: number; routes: Record<string, number> }> = [];
+    for (let i = 0; i < Math.max(1, ctx.reps); i++) {
+      await svc.resetStats();
+      const run = await runOurs(svc, dest);
+      const st = await svc.stats();
+      ctx.log(`  no-op ${i + 1}: ${(run.wallMs / 1000).toFixed(2)} s, ${st.requests} requests`);
+      if (!run.ok) throw new Error(`no-op sync failed: ${run.note ?? ''}`);
+      noop.push({ run, requests: st.requests, routes: st.byRoute });
+    }
+    const full: Array<{ run: OursRun; requests: number; pages: number; routes: Record<string, number> }> = [];
+    for (let i = 0; i < (ctx.quick ? 1 : 2); i++) {
+      await svc.resetStats();
+      const run = await runOurs(svc, dest, { full: true });
+      const st = await svc.stats();
+      ctx.log(`  --full ${i + 1}: ${(run.wallMs / 1000).toFixed(2)} s, ${st.requests} requests`);
+      if (!run.ok) throw new Error(`--full sync failed: ${run.note ?? ''}`);
+      full.push({ run, requests: st.requests, pages: pageRequests(st.byRoute), routes: st.byRoute });
+    }
+
+    const noopWall = median(noop.map((n) => n.run.wallMs));
+    const noopEngine = median(noop.map((n) => n.run.summary?.durationMs ?? NaN));
+    const noopReq = Math.max(...noop.map((n) => n.requests));
+    const noopHashed = Math.max(...noop.map((n) => n.run.summary?.bytesHashed ?? NaN));
+    const fullPages = Math.max(...full.map((f) => f.pages));
+    const rows = [
+      ['initial sync (setup)', fmt(initial.wallMs / 1000), fmt((initial.summary?.durationMs ?? NaN) / 1000), initial.summary?.requests ?? 'n/a', '', initial.summary?.bytesHashed ?? 'n/a', fmt((initial.maxRssKb ?? NaN) / 1024, 0)],
+      ...noop.map((n, i) => [`no-op re-sync #${i + 1}`, fmt(n.run.wallMs / 1000), fmt((n.run.summary?.durationMs ?? NaN) / 1000), n.requests, pageRequests(n.routes), n.run.summary?.bytesHashed ?? 'n/a', fmt((n.run.maxRssKb ?? NaN) / 1024, 0)]),
+      ...full.map((f, i) => [`--full rescan #${i + 1}`, fmt(f.run.wallMs / 1000), fmt((f.run.summary?.durationMs ?? NaN) / 1000), f.requests, f.pages, f.run.summary?.bytesHashed ?? 'n/a', fmt((f.run.maxRssKb ?? NaN) / 1024, 0)]),
+    ];
+    const body = [
+      `${sets} accepted sets, ${sets * 4} files of 1 KiB, synced once (setup) and then re-synced. "process wall" includes Node + tsx start-up of \`bin/dataset-sync.mjs\`; "engine" is summary.durationMs. Requests are counted by the service.`,
+      '',
+      ...table(['run', 'process wall (s)', 'engine (s)', 'requests', 'page requests', 'bytes hashed', 'peak RSS MB'], rows),
+      '',
+      `Routes of the last no-op: \`${JSON.stringify(noop.at(-1)?.routes)}\`; of the last --full: \`${JSON.stringify(full.at(-1)?.routes)}\`.`,
+    ];
+    return {
+      section: {
+        title: 'Scenario 3: metadata scale (10,000 sets already on disk)',
+        body,
+        targets: [
+          { name: 'S3 no-op wall time (process, median)', measured: `${fmt(noopWall / 1000)} s (engine ${fmt(noopEngine / 1000)} s)`, target: '< 1 s', met: noopWall < 1000 },
+          { name: 'S3 no-op requests', measured: String(noopReq), target: '1-2', met: noopReq <= 2 },
+          { name: 'S3 no-op bytes hashed', measured: String(noopHashed), target: '0', met: noopHashed === 0 },
+          { name: 'S3 --full page requests (per_page 200)', measured: String(fullPages), target: '<= 50', met: fullPages <= 50 },
+        ],
+      },
+      rssKb: [initial, ...noop.map((n) => n.run), ...full.map((f) => f.run)].map((r) => r.maxRssKb ?? NaN),
+    };
+  } finally {
+    await svc.stop();
+    await dropDest(dest);
+  }
+}

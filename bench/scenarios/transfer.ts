@@ -1,0 +1,172 @@
+// Scenarios 1 (bulk), 2 (many small files), and the figures of 5 (memory) and 6 (progress
+// rate) that come from the same runs. Tools run in rotating order per repetition so drift on a
+// shared machine hits every tool alike; each run writes into a fresh folder that is deleted after.
+import { fmt, MB, median, MiB } from '../lib/stats';
+import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
+import { runAria2, runCurlThenSha, runOurs, runRawCurl, type OursRun, type PeerRun } from '../lib/peers';
+import { startBenchService, type BenchFile, type BenchService } from '../lib/service';
+
+type Tool = (dest: string) => Promise<PeerRun>;
+
+export interface ToolStats {
+  runs: PeerRun[];
+  medianMs: number;
+}
+
+async function compare(ctx: BenchContext, tools: Record<string, Tool>, reps: number): Promise<Record<string, ToolStats>> {
+  const names = Object.keys(tools);
+  const runs: Record<string, PeerRun[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let rep = 0; rep < reps; rep++) {
+    const order = names.map((_, i) => names[(i + rep) % names.length]!);
+    for (const name of order) {
+      const dest = await freshDest(ctx);
+      const r = await tools[name]!(dest);
+      ctx.log(`  rep ${rep + 1} ${name}: ${(r.wallMs / 1000).toFixed(2)} s${r.ok ? '' : ` FAILED ${r.note ?? ''}`}`);
+      if (!r.ok) throw new Error(`${name} failed: ${r.note ?? ''}`);
+      runs[name]!.push(r);
+      await dropDest(dest);
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, { runs: runs[n]!, medianMs: median(runs[n]!.map((r) => r.wallMs)) }]));
+}
+
+function bytesOf(files: BenchFile[]): number {
+  return files.reduce((a, f) => a + f.sizeBytes, 0);
+}
+
+export interface BulkResult {
+  section: Section;
+  oursRssKb: number;
+  halfRssKb?: number;
+}
+
+function peers(svc: BenchService, files: BenchFile[], ctx: BenchContext, withSeqSha: boolean): Record<string, Tool> {
+  const t: Record<string, Tool> = {
+    ours: (d) => runOurs(svc, d, { concurrency: 4 }),
+    'raw 4x curl (no verify)': (d) => runRawCurl(files, d, ctx.workDir, svc.apiKey, 4),
+    'aria2c -j4 + sha-256': (d) => runAria2(files, d, ctx.workDir, svc.apiKey, 4),
+  };
+  if (withSeqSha) t['curl sequential + sha256sum'] = (d) => runCurlThenSha(files, d, ctx.workDir, svc.apiKey);
+  return t;
+}
+
+function toolRows(stats: Record<string, ToolStats>, totalBytes: number, fileCount: number, base: string): Array<Array<string | number>> {
+  const baseMs = stats[base]!.medianMs;
+  return Object.entries(stats).map(([name, s]) => [
+    name,
+    s.runs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', '),
+    fmt(s.medianMs / 1000),
+    fmt(totalBytes / MB / (s.medianMs / 1000), 0),
+    fmt(fileCount / (s.medianMs / 1000), 0),
+    fmt(median(s.runs.map((r) => r.cpuS ?? NaN)), 1),
+    fmt(median(s.runs.map((r) => (r.maxRssKb ?? NaN) / 1024)), 0),
+    fmt(s.medianMs / baseMs),
+  ]);
+}
+
+const HEADER = ['tool', 'runs (s)', 'median (s)', 'MB/s', 'files/s', 'CPU s (median)', 'peak RSS MB', 'time vs ours'];
+
+export async function scenarioBulk(ctx: BenchContext): Promise<BulkResult> {
+  const sets = ctx.quick ? 4 : 16;
+  const fileSize = (ctx.quick ? 8 : 32) * MiB;
+  ctx.log(`Scenario 1: ${sets} sets x 4 x ${fileSize / MiB} MiB`);
+  const svc = await startBenchService({ sets, fileSize, dataDir: ctx.dataDir });
+  try {
+    const files = await svc.files();
+    const total = bytesOf(files);
+    // Warm the service's page cache and measure the loopback limit (no disk on our side).
+    await runRawCurl(files, '/dev/null', ctx.workDir, svc.apiKey, 4, true);
+    const nullRun = await compare(ctx, { 'loopback 4x curl > /dev/null': (d) => runRawCurl(files, d, ctx.workDir, svc.apiKey, 4, true) }, ctx.quick ? 1 : 2);
+    const stats = await compare(ctx, peers(svc, files, ctx, true), ctx.reps);
+    const ours = stats.ours!;
+    const raw = stats['raw 4x curl (no verify)']!;
+    const aria = stats['aria2c -j4 + sha-256']!;
+    const oursRssKb = median(ours.runs.map((r) => r.maxRssKb ?? NaN));
+    const summaries = ours.runs.map((r) => (r as OursRun).summary);
+    const hashedAll = summaries.every((s) => s !== undefined && s.bytesHashed === total && s.filesDownloaded === files.length);
+
+    // Scenario 5: the same collection at half the file size, ours only.
+    let halfRssKb: number | undefined;
+    const halfSvc = await startBenchService({ sets, fileSize: fileSize / 2, dataDir: ctx.dataDir });
+    try {
+      const halfStats = await compare(ctx, { 'ours (half file size)': (d) => runOurs(halfSvc, d) }, 1);
+      halfRssKb = halfStats['ours (half file size)']!.runs[0]!.maxRssKb;
+    } finally {
+      await halfSvc.stop();
+    }
+
+    const body = [
+      `${files.length} files, ${fmt(total / MB, 0)} MB (${sets} sets x 4 slots x ${fileSize / MiB} MiB), ${ctx.reps} repetition(s), medians.`,
+      '',
+      ...table(HEADER, [
+        ...toolRows({ ...stats, ...nullRun }, total, files.length, 'ours'),
+      ]),
+      '',
+      `Ours verified every file: ${hashedAll ? `yes (summary.bytesHashed = ${total} in every run)` : 'NO'}.`,
+    ];
+    return {
+      section: {
+        title: 'Scenario 1: bulk (64 x 32 MiB)',
+        body,
+        targets: [
+          { name: 'S1 time vs raw limit (4x curl, no verify)', measured: fmt(ours.medianMs / raw.medianMs), target: '<= 1.25', met: ours.medianMs <= 1.25 * raw.medianMs },
+          { name: 'S1 time vs aria2c', measured: fmt(ours.medianMs / aria.medianMs), target: '<= 0.50', met: ours.medianMs <= 0.5 * aria.medianMs },
+          { name: 'S1 every SHA-256 verified', measured: hashedAll ? 'yes' : 'no', target: 'yes', met: hashedAll },
+        ],
+      },
+      oursRssKb,
+      halfRssKb,
+    };
+  } finally {
+    await svc.stop();
+  }
+}
+
+export interface SmallResult {
+  section: Section;
+  progressPerSecond: number;
+  batchPerSecond: number;
+  eventsPerSecond: number;
+}
+
+export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
+  const sets = ctx.quick ? 250 : 2500;
+  const fileSize = 64 * 1024;
+  ctx.log(`Scenario 2: ${sets} sets x 4 x 64 KiB`);
+  const svc = await startBenchService({ sets, fileSize, dataDir: ctx.dataDir });
+  try {
+    const files = await svc.files();
+    const total = bytesOf(files);
+    await runRawCurl(files, '/dev/null', ctx.workDir, svc.apiKey, 4, true);
+    const stats = await compare(ctx, peers(svc, files, ctx, false), ctx.reps);
+    const ours = stats.ours!;
+    const raw = stats['raw 4x curl (no verify)']!;
+    const aria = stats['aria2c -j4 + sha-256']!;
+    const fps = (s: { medianMs: number }) => files.length / (s.medianMs / 1000);
+    const oursRuns = ours.runs as OursRun[];
+    const progressPerSecond = median(oursRuns.map((r) => r.progressEvents / (r.wallMs / 1000)));
+    const batchPerSecond = median(oursRuns.map((r) => r.batchMessages / (r.wallMs / 1000)));
+    const eventsPerSecond = median(oursRuns.map((r) => r.events / (r.wallMs / 1000)));
+    const requests = median(oursRuns.map((r) => r.summary?.requests ?? NaN));
+    const body = [
+      `${files.length} files of 64 KiB (${fmt(total / MB, 0)} MB), ${ctx.reps} repetition(s), medians. Ours also fetches the consent records (${fmt(requests - files.length, 0)} extra requests, ${fmt(requests, 0)} in all); the peers fetch files only.`,
+      '',
+      ...table(HEADER, toolRows(stats, total, files.length, 'ours')),
+    ];
+    return {
+      section: {
+        title: 'Scenario 2: many small files (10,000 x 64 KiB)',
+        body,
+        targets: [
+          { name: 'S2 files/s vs aria2c', measured: `${fmt(fps(ours) / fps(aria))}x`, target: '>= 2x', met: fps(ours) >= 2 * fps(aria) },
+          { name: 'S2 files/s vs raw limit (4x curl)', measured: `${fmt(fps(ours) / fps(raw))}x`, target: '>= 0.8x', met: fps(ours) >= 0.8 * fps(raw) },
+        ],
+      },
+      progressPerSecond,
+      batchPerSecond,
+      eventsPerSecond,
+    };
+  } finally {
+    await svc.stop();
+  }
+}

@@ -1,0 +1,28 @@
+// Folders below DEST are created part by part and each part is checked with lstat: a symbolic
+// link planted inside DEST (sets/<id> -> /elsewhere, .dataset-sync/partial -> /elsewhere) must
+// never lead a sync to write outside the dataset folder.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export class UnsafeFolderError extends Error {
+  readonly code = 'EUNSAFEDIR';
+  constructor(readonly path: string, what: string) {
+    super(`${path} is ${what}; refusing to follow it out of the dataset folder (remove it and sync again)`);
+    this.name = 'UnsafeFolderError';
+  }
+}
+
+/** Creates `rel` (relative, server-free parts only) below `root`; every part must be a real folder. Returns the absolute path. */
+export async function ensureRealDir(root: string, rel: string): Promise<string> {
+  let current = root;
+  for (const part of rel.split(/[\\/]+/).filter((p) => p !== '')) {
+    current = path.join(current, part);
+    await fs.mkdir(current).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+    const st = await fs.lstat(current);
+    if (st.isSymbolicLink()) throw new UnsafeFolderError(current, 'a symbolic link');
+    if (!st.isDirectory()) throw new UnsafeFolderError(current, 'not a folder');
+  }
+  return current;
+}

@@ -1,0 +1,101 @@
+// Crash loop: a CLI sync of ~156 MiB is SIGKILLed at seeded random moments, at least 10 times,
+// then allowed to finish. After every kill the dataset folder must be consistent (no partial
+// bytes under a final name, manifest.csv/SHA256SUMS whole and true); at the end it must equal
+// the service's accepted sets, and resumes must keep the bytes sent under 1.3x the dataset.
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CLI, expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+import { checkDatasetInvariants, seededRandom, servedFileHashes } from './support';
+
+const SETS = 13;
+const SLOTS = 4;
+const FILE_SIZE = 3 * 1024 * 1024; // 13 x 4 x 3 MiB = 156 MiB
+const KILLS = 10;
+const SEED = 20240611;
+
+let svc: Service;
+let root: string;
+let work: string;
+
+beforeAll(async () => {
+  ({ svc, root } = await startService({ sets: SETS, fileSize: FILE_SIZE, slots: SLOTS, seed: 77 }));
+  work = await tempDir('dsync-crash-');
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+/** Starts a CLI sync; resolves `started` on its first NDJSON line (the engine holds the lock and is working). */
+function startSync(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes('\n')) markStarted();
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => {
+      markStarted();
+      resolve({ code, signal });
+    }),
+  );
+  return { child, started, exited, output: () => ({ stdout, stderr }) };
+}
+
+it('survives 10+ SIGKILLs at random moments and converges to the served dataset', { timeout: 180_000 }, async () => {
+  const { apiKey, collectionId } = mainCollection(svc);
+  const dest = path.join(work, 'ds');
+  const args = ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json', '--concurrency', '2'];
+  const env = { ...process.env, DATASET_SYNC_API_KEY: apiKey, DATASET_SYNC_RETRY_BASE_MS: '20' };
+  const served = await servedFileHashes(svc, collectionId);
+  const datasetBytes = SETS * SLOTS * FILE_SIZE;
+  expect(served.size).toBe(SETS * SLOTS);
+
+  // Every file pauses 250 ms half-way, so a kill lands mid-body (a resume) as often as between files.
+  await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: FILE_SIZE / 2, ms: 250 });
+  await svc.admin.resetStats();
+  const random = seededRandom(SEED);
+  let kills = 0;
+  const verifiedAfterKill: number[] = [];
+  for (let run = 0; kills < KILLS && run < KILLS * 3; run++) {
+    const p = startSync(args, env);
+    await p.started;
+    await sleep(50 + Math.floor(random() * 900));
+    const killed = p.child.kill('SIGKILL');
+    const { signal, code } = await p.exited;
+    if (signal === 'SIGKILL' && killed) kills++;
+    else expect(code, p.output().stderr).toBe(0); // finished before the kill: must have succeeded
+    verifiedAfterKill.push(await checkDatasetInvariants(dest, served));
+  }
+  expect(kills).toBeGreaterThanOrEqual(KILLS);
+  // The kills did not keep the sync from advancing.
+  expect(verifiedAfterKill.at(-1)).toBeGreaterThan(0);
+
+  await svc.admin.clearFaults();
+  const last = await runCli(args, { env: { DATASET_SYNC_API_KEY: apiKey }, timeoutMs: 120_000 });
+  expect(last.code, last.stderr).toBe(0);
+  const summary = parseNdjson(last.stdout).at(-1)!;
+  expect(summary.type).toBe('summary');
+
+  // The dataset equals the service's accepted sets exactly.
+  const state = await svc.admin.state();
+  const acceptedIds = state.collections.find((c) => c.id === collectionId)!.accepted_set_ids.map(String).sort();
+  expect((await fs.readdir(path.join(dest, 'sets'))).sort()).toEqual(acceptedIds);
+  await expectDatasetMatches(svc, dest, collectionId);
+  expect(await checkDatasetInvariants(dest, served)).toBe(served.size);
+  expect((await sha256sumCheck(dest)).code).toBe(0);
+  expect(await listFiles(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
+
+  const stats = await svc.admin.stats();
+  expect(stats.fileBytesSent).toBeGreaterThanOrEqual(datasetBytes);
+  expect(stats.fileBytesSent).toBeLessThan(1.3 * datasetBytes);
+});
