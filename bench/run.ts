@@ -21,7 +21,10 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => Number(s.trim()))) : new Set([1, 2, 3, 4, 5, 6]);
 // Scenarios 5 and 6 are read off the runs of 1+3 and 2.
-if (only.has(5)) (only.add(1), only.add(3));
+if (only.has(5)) {
+  only.add(1);
+  only.add(3);
+}
 if (only.has(6)) only.add(2);
 const reps = values.reps ? Number(values.reps) : quick ? 1 : 3;
 const complete = !quick && only.size === 6 && !values.reps;

@@ -127,6 +127,8 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     if (err?.code === 'UND_ERR_HEADERS_TIMEOUT') what = `no answer within ${Math.round(headersTimeout / 1000)} s`;
     if (err?.code === 'UND_ERR_BODY_TIMEOUT') what = `transfer stalled (no data for ${Math.round(bodyTimeout / 1000)} s)`;
     if (err?.code === 'ECONNREFUSED') what = 'connection refused';
+    // Certificate failures are never bypassed; say so plainly so users fix the certificate, not the client.
+    if (typeof err?.code === 'string' && /CERT|SELF_SIGNED|ERR_TLS|SSL/.test(err.code)) what = `TLS certificate not accepted: ${err.code}`;
     return new ApiError('network', `${label}: could not reach ${host} (${what})`, { cause: e });
   }
 

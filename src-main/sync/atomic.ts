@@ -1,11 +1,12 @@
-// Atomic file writes: a temp file next to the target, then rename, so readers see the old or
-// the new content, never a half-written one.
+// Atomic file writes: a temp file, then rename, so readers see the old or the new content,
+// never a half-written one. `tmpDir` (same file system as the target) keeps the temp files of
+// dataset writes under DEST/.dataset-sync/tmp, so a crash mid-write leaves no debris in sets/.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o644): Promise<void> {
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
+export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<void> {
+  const tmp = path.join(tmpDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await fs.writeFile(tmp, data, { mode });
     await fs.rename(tmp, target);
@@ -15,6 +16,6 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
   }
 }
 
-export async function writeJsonAtomic(target: string, value: unknown, mode = 0o644): Promise<void> {
-  await writeFileAtomic(target, JSON.stringify(value, null, 2) + '\n', mode);
+export async function writeJsonAtomic(target: string, value: unknown, mode = 0o644, tmpDir?: string): Promise<void> {
+  await writeFileAtomic(target, JSON.stringify(value, null, 2) + '\n', mode, tmpDir);
 }

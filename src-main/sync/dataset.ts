@@ -1,10 +1,9 @@
 // The dataset files under DEST (DESIGN 1.1): collection.json, sets/<id>/set.json (pseudonymous),
 // manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present).
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CollectionDetail, SetRecord } from '../api/types';
 import { writeFileAtomic, writeJsonAtomic } from './atomic';
-import { setDir } from './layout';
+import { scratchDir, setDir } from './layout';
 import { ensureRealDir } from './safe-dirs';
 import type { FileEntry } from './state';
 
@@ -61,11 +60,11 @@ export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
 export async function writeSetJson(dest: string, set: SetRecord): Promise<void> {
   // Part by part with lstat: a symlinked sets/ or sets/<id> must not take the set's files elsewhere.
   const dir = await ensureRealDir(dest, path.relative(dest, setDir(dest, set.id)));
-  await writeJsonAtomic(path.join(dir, 'set.json'), pseudonymousSet(set));
+  await writeJsonAtomic(path.join(dir, 'set.json'), pseudonymousSet(set), 0o644, scratchDir(dest));
 }
 
 export async function writeCollectionJson(dest: string, collection: CollectionDetail): Promise<void> {
-  await writeJsonAtomic(path.join(dest, 'collection.json'), collection);
+  await writeJsonAtomic(path.join(dest, 'collection.json'), collection, 0o644, scratchDir(dest));
 }
 
 export function participantRefs(set: SetRecord): string {
@@ -97,8 +96,8 @@ export async function writeManifestAndSums(dest: string, files: Record<string, F
     );
     sums.push(`${f.sha256}  ${rel}`);
   }
-  await writeFileAtomic(path.join(dest, 'manifest.csv'), csv.join('\n') + '\n');
-  await writeFileAtomic(path.join(dest, 'SHA256SUMS'), sums.length ? sums.join('\n') + '\n' : '');
+  await writeFileAtomic(path.join(dest, 'manifest.csv'), csv.join('\n') + '\n', 0o644, scratchDir(dest));
+  await writeFileAtomic(path.join(dest, 'SHA256SUMS'), sums.length ? sums.join('\n') + '\n' : '', 0o644, scratchDir(dest));
 }
 
 /** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */

@@ -16,7 +16,7 @@ import { defaultConsentsDir, partialDir, partialPath, relFilePath } from './layo
 import { acquireLock, LockHeldError, type Lock } from './lock';
 import { checkFilename, isPositiveId } from './names';
 import { ProgressTracker } from './progress';
-import { ensureRealDir } from './safe-dirs';
+import { ensureRealDir, resetScratchDir } from './safe-dirs';
 import { withRetry, type RetryPolicy } from './retry';
 import { loadState, saveState, type EngineState, type FileEntry } from './state';
 import { TaskPool } from './task-pool';
@@ -28,6 +28,22 @@ type Fatal = { kind: string; message: string; exitCode: 2 | 3 | 4 };
 class ConfigError extends Error {}
 
 const STATE_SAVE_INTERVAL_MS = 3000;
+/** Stats in flight while checking which files are present (one at a time took ~1 s for 40,000 files). */
+const INDEX_STAT_PARALLEL = 32;
+
+/** Maps items with at most `limit` calls in flight; results in input order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 function validateOptions(o: SyncOptions): { baseUrl: string; dest: string; consentsDir: string; concurrency: number } {
   let baseUrl: string;
@@ -73,8 +89,11 @@ class SyncRun {
   private client: DeliveryClient | undefined;
   private progress: ProgressTracker;
   private lastSave = 0;
+  private lastSaveMs = 0;
   private saving: Promise<void> = Promise.resolve();
   private maxUpdatedAt: string | null = null;
+  /** state.files keys by set id, so per-set work does not scan every file of the collection (10,000 sets x 40,000 files was quadratic). */
+  private readonly filesBySet = new Map<number, Set<string>>();
   private dest = '';
   private consentsDir = '';
   /** True once DEST is locked and its state is ours to write. */
@@ -170,10 +189,14 @@ class SyncRun {
         // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
         await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
         lock = await acquireLock(v.dest);
+        await resetScratchDir(v.dest);
         this.state = await loadState(v.dest);
+        for (const [rel, entry] of Object.entries(this.state.files)) this.indexFile(rel, entry.setId);
       } catch (e) {
         if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message, exitCode: 2 };
         else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message, exitCode: 2 };
+        // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
+        await lock?.release().catch(() => undefined);
         return this.finish(false);
       }
       if (this.state.collectionId !== null && this.state.collectionId !== this.options.collectionId) {
@@ -324,9 +347,13 @@ class SyncRun {
   }
 
   private localFileCount(setId: number): number {
-    let n = 0;
-    for (const f of Object.values(this.state.files)) if (f.setId === setId) n++;
-    return n;
+    return this.filesBySet.get(setId)?.size ?? 0;
+  }
+
+  private indexFile(rel: string, setId: number): void {
+    let paths = this.filesBySet.get(setId);
+    if (!paths) this.filesBySet.set(setId, (paths = new Set()));
+    paths.add(rel);
   }
 
   /** --full: local sets the walk did not return are reported; their files are kept. */
@@ -475,6 +502,7 @@ class SyncRun {
         this.summary.filesDownloaded++;
       }
       this.state.files[rel] = { ...this.entryMeta(set, file, refs), mtimeMs, downloadedAt: new Date().toISOString() };
+      this.indexFile(rel, set.id);
       this.progress.filesDone++;
       this.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
       this.saveStateSoon();
@@ -542,12 +570,19 @@ class SyncRun {
 
   /** An edit that renamed a slot's file (e.g. a new extension) replaces the old file of that slot. */
   private removeReplacedFiles(set: SetRecord): void {
+    const paths = this.filesBySet.get(set.id);
+    if (!paths) return;
     const current = new Map(set.files.map((f) => [f.slot_index, relFilePath(set.id, f.filename)]));
-    for (const [rel, entry] of Object.entries(this.state.files)) {
-      if (entry.setId !== set.id) continue;
+    for (const rel of [...paths]) {
+      const entry = this.state.files[rel];
+      if (!entry || entry.setId !== set.id) {
+        paths.delete(rel);
+        continue;
+      }
       const now = current.get(entry.slotIndex);
       if (now !== undefined && now !== rel) {
         delete this.state.files[rel];
+        paths.delete(rel);
         void fs.rm(path.join(this.dest, rel), { force: true }).catch(() => undefined);
       }
     }
@@ -555,22 +590,32 @@ class SyncRun {
 
   private saveStateSoon(): void {
     const now = Date.now();
-    if (now - this.lastSave < STATE_SAVE_INTERVAL_MS) return;
+    // A large state takes a while to serialize on the event loop: keep saving to under ~10% of the time.
+    if (now - this.lastSave < Math.max(STATE_SAVE_INTERVAL_MS, 10 * this.lastSaveMs)) return;
     this.lastSave = now;
-    this.saving = this.saving.then(() => saveState(this.dest, this.state)).catch(() => undefined);
+    this.saving = this.saving
+      .then(async () => {
+        const t = Date.now();
+        await saveState(this.dest, this.state);
+        this.lastSaveMs = Date.now() - t;
+      })
+      .catch(() => undefined);
   }
 
   /** Drops state entries whose file is gone, then rewrites manifest.csv and SHA256SUMS. */
   private async writeDatasetIndex(): Promise<void> {
-    const present: Record<string, FileEntry> = {};
-    for (const [rel, entry] of Object.entries(this.state.files)) {
+    const entries = Object.entries(this.state.files);
+    const isPresent = await mapLimited(entries, INDEX_STAT_PARALLEL, async ([rel]) => {
       try {
-        const st = await fs.stat(path.join(this.dest, rel));
-        if (st.isFile()) present[rel] = entry;
+        return (await fs.stat(path.join(this.dest, rel))).isFile();
       } catch {
-        // Deleted by the user: no longer part of the dataset; the next sync of its set brings it back.
+        return false; // Deleted by the user: no longer part of the dataset; the next sync of its set brings it back.
       }
-    }
+    });
+    const present: Record<string, FileEntry> = {};
+    entries.forEach(([rel, entry], i) => {
+      if (isPresent[i]) present[rel] = entry;
+    });
     this.state.files = present;
     await writeManifestAndSums(this.dest, present);
   }

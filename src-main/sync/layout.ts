@@ -13,6 +13,11 @@ export function stateDir(dest: string): string {
   return path.join(dest, STATE_DIR);
 }
 
+/** Temp files of atomic writes under DEST; emptied at the start of every sync (a crash may leave some). */
+export function scratchDir(dest: string): string {
+  return path.join(dest, STATE_DIR, 'tmp');
+}
+
 export function partialDir(dest: string): string {
   return path.join(dest, STATE_DIR, 'partial');
 }

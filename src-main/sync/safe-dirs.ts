@@ -3,6 +3,7 @@
 // never lead a sync to write outside the dataset folder.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { scratchDir } from './layout';
 
 export class UnsafeFolderError extends Error {
   readonly code = 'EUNSAFEDIR';
@@ -25,4 +26,10 @@ export async function ensureRealDir(root: string, rel: string): Promise<string> 
     if (!st.isDirectory()) throw new UnsafeFolderError(current, 'not a folder');
   }
   return current;
+}
+
+/** Empties DEST/.dataset-sync/tmp (temp files a killed sync left behind); call with the lock held. */
+export async function resetScratchDir(dest: string): Promise<void> {
+  await fs.rm(scratchDir(dest), { recursive: true, force: true });
+  await ensureRealDir(dest, path.relative(dest, scratchDir(dest)));
 }

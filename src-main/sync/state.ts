@@ -3,8 +3,8 @@
 // which consents are stored. Written atomically.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { writeJsonAtomic } from './atomic';
-import { stateDir } from './layout';
+import { writeFileAtomic } from './atomic';
+import { scratchDir, stateDir } from './layout';
 
 export interface FileEntry {
   setId: number;
@@ -69,5 +69,7 @@ export async function loadState(dest: string): Promise<EngineState> {
 }
 
 export async function saveState(dest: string, state: EngineState): Promise<void> {
-  await writeJsonAtomic(statePath(dest), state);
+  // Compact JSON: with 40,000 files the indented form was about twice the size and time, and
+  // the state is saved every few seconds during a sync.
+  await writeFileAtomic(statePath(dest), JSON.stringify(state), 0o644, scratchDir(dest));
 }

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSync } from '../../src-main/sync/engine';
-import { expectDatasetMatches, FAST_TUNING, mainCollection, sha256sumCheck, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { expectDatasetMatches, FAST_TUNING, listFiles, mainCollection, sha256sumCheck, startService, sync, tempDir, type Service } from '../engine/helpers';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 
 const FILE_SIZE = 300 * 1024; // 4 sets x 2 slots x 300 KiB = 2.4 MiB: more than the 2 MiB tmpfs
@@ -54,6 +54,8 @@ describe('disk full', () => {
       const served = await servedFileHashes(svc, collectionId);
       const verified = await checkDatasetInvariants(dest, served);
       expect(verified).toBeLessThan(8);
+      // No half-written temp file of an atomic write is left behind.
+      expect((await listFiles(dest)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
       execFileSync('mount', ['-o', 'remount,size=16m', mnt]);
       const second = await sync(svc, dest, { consentsDir, concurrency: 2 });

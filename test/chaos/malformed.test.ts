@@ -124,6 +124,7 @@ describe('malformed consent bodies', () => {
   for (const [name, body] of [
     ['without id', { consent: { version: 'v1', signed_at: '2024-01-01T00:00:00Z', signer_name: 'Mallory Example' } }],
     ['with a string id', { consent: { id: '../../x', version: 'v1', signed_at: '2024-01-01T00:00:00Z', signer_name: 'Mallory Example' } }],
+    ['naming another consent id', { consent: { id: 999_999, version: 'v1', signed_at: '2024-01-01T00:00:00Z', signer_name: 'Mallory Example' } }],
     ['not wrapped in "consent"', { id: 1, version: 'v1', signed_at: '2024-01-01T00:00:00Z', signer_name: 'Mallory Example' }],
   ] as const) {
     it(`${name}: its sets fail (exit 1) with a clear reason, no consent file written; the next sync completes`, async () => {

@@ -77,7 +77,7 @@ describe('hostile ids in answers never become paths', () => {
     }
   });
 
-  it('consent ids "../../x" and negative in a set, and a consent body naming another id: refused', async () => {
+  it('consent ids "../../x", negative and zero in a set: refused, no file outside the consents folder', async () => {
     const l = await layout();
     try {
       const page = await servedPage();

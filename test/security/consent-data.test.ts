@@ -1,0 +1,68 @@
+// Real names live only in the consents folder: no signer name anywhere under DEST (every file,
+// engine state and history included); the consents folder is 0700 and its files 0600, even
+// when the folder existed before with wider permissions.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { listFiles, mainCollection, startService, sync, tempDir, type Service } from '../engine/helpers';
+
+let svc: Service;
+let root: string;
+let work: string;
+
+beforeAll(async () => {
+  ({ svc, root } = await startService({ sets: 4, fileSize: 8 * 1024, slots: 2, seed: 151 }));
+  work = await tempDir('dsync-consent-');
+});
+afterAll(async () => {
+  await svc?.close();
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+it('no signer name under DEST; consents 0700/0600 apart from the dataset', async () => {
+  const { collectionId } = mainCollection(svc);
+  const dest = path.join(work, 'ds');
+  const consentsDir = `${dest}.consents`;
+  // A consents folder that already exists with loose permissions is tightened.
+  await fs.mkdir(consentsDir, { mode: 0o755 });
+  await fs.chmod(consentsDir, 0o755);
+  await svc.admin.addSets(collectionId, { count: 1 }); // live-added sets carry consents too
+  const { summary } = await sync(svc, dest);
+  expect(summary.exitCode).toBe(0);
+
+  const consentFiles = await listFiles(consentsDir);
+  expect(consentFiles.length).toBeGreaterThan(0);
+  const names = new Set<string>();
+  expect((await fs.stat(consentsDir)).mode & 0o777).toBe(0o700);
+  for (const f of consentFiles) {
+    expect(f).toMatch(/^[1-9]\d*\.json$/);
+    const p = path.join(consentsDir, f);
+    expect((await fs.stat(p)).mode & 0o777, f).toBe(0o600);
+    const record = JSON.parse(await fs.readFile(p, 'utf8')) as { signer_name?: unknown };
+    expect(typeof record.signer_name).toBe('string');
+    names.add(record.signer_name as string);
+  }
+  expect(names.size).toBeGreaterThan(0);
+
+  const datasetFiles = await listFiles(dest);
+  expect(datasetFiles).toContain('.dataset-sync/state.json');
+  expect(datasetFiles).toContain('.dataset-sync/history.jsonl');
+  for (const f of datasetFiles) {
+    const text = await fs.readFile(path.join(dest, f), 'utf8');
+    expect(text.includes('signer_name'), f).toBe(false);
+    for (const n of names) expect(text.includes(n), `${f} contains a signer name`).toBe(false);
+    // JSON escapes non-ASCII names only if asked to; check the escaped form too.
+    for (const n of names) expect(text.includes(JSON.stringify(n).slice(1, -1)), f).toBe(false);
+  }
+  // The consents folder is a sibling, never inside DEST.
+  expect(path.relative(dest, consentsDir).startsWith('..')).toBe(true);
+});
+
+it('refuses a consents folder inside DEST (exit 2) before writing anything', async () => {
+  const dest = path.join(work, 'inside');
+  const { summary } = await sync(svc, dest, { consentsDir: path.join(dest, 'consents') });
+  expect(summary.exitCode).toBe(2);
+  expect(summary.fatal?.message).toMatch(/must not be inside the dataset folder/);
+  expect(await listFiles(dest)).toEqual([]);
+});

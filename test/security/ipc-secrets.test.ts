@@ -1,0 +1,103 @@
+// The API key never crosses IPC to the renderer, on the failure paths too: a wrong key at
+// connect, a file that keeps failing, a key revoked during use (401 mid-session) and a service
+// that went away. Everything the handlers return, every batched event and notification, the
+// settings file and DEST are scanned. (The success path is scanned in test/app/handlers.test.ts.)
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMainServices, type MainServices } from '../../src-main/app/services';
+import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-main/ipc/contract';
+import { createMemoryStore } from '../../src-main/secrets/memory-store';
+import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
+import { listFiles, mainCollection, servedSets, startService, tempDir, type Service } from '../engine/helpers';
+
+let svc: Service;
+let root: string;
+let work: string;
+const wrongKey = `dsk_test_${randomBytes(16).toString('hex')}`;
+
+beforeAll(async () => {
+  ({ svc, root } = await startService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 171 }));
+  work = await tempDir('dsync-ipc-secrets-');
+});
+afterAll(async () => {
+  await svc?.close();
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+async function until(what: string, predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it('no key in any IPC result, batched event, notification, settings file or DEST file, failures included', { timeout: 60_000 }, async () => {
+  const { apiKey, collectionId } = mainCollection(svc);
+  const settings = createConfSettingsStore({ cwd: path.join(work, 'settings') });
+  const emitted: Array<{ channel: EventChannel; payload: unknown }> = [];
+  const notifications: Array<{ title: string; body: string }> = [];
+  const results: unknown[] = [];
+  const services: MainServices = createMainServices({
+    secrets: createMemoryStore(),
+    settings,
+    pickFolder: async () => null,
+    showItemInFolder: () => undefined,
+    openExternal: async () => undefined,
+    notify: (title, body) => void notifications.push({ title, body }),
+    emit: <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void emitted.push({ channel, payload }),
+    batchIntervalMs: 50,
+  });
+  const call = async (channel: keyof MainServices['handlers'], arg?: unknown): Promise<IpcResult<unknown>> => {
+    const r = (await services.handlers[channel](arg)) as IpcResult<unknown>;
+    results.push(JSON.parse(JSON.stringify(r)));
+    return r;
+  };
+  const finished = () => emitted.filter((e) => e.channel === 'sync:state' && !(e.payload as SyncRunState).running).length;
+  const syncOnce = async (): Promise<SyncRunState> => {
+    const before = finished();
+    await call('sync:start', { collectionId });
+    await until('the sync to end', () => finished() > before);
+    const state = (await call('sync:state', { collectionId })) as IpcResult<SyncRunState>;
+    if (!state.ok) throw new Error(state.error.message);
+    return state.value;
+  };
+
+  try {
+    expect(await call('connection:connect', { baseUrl: svc.deliveryBaseUrl, apiKey: wrongKey })).toMatchObject({ ok: false, error: { kind: 'auth' } });
+    expect(await call('connection:connect', { baseUrl: svc.deliveryBaseUrl, apiKey })).toMatchObject({ ok: true });
+    const dest = path.join(work, 'ds');
+    settings.setCollectionDataset(collectionId, { dest });
+
+    // A file that fails (404 is not retried, which keeps this quick: the app's sync has no test tuning).
+    const file = (await servedSets(svc, collectionId))[0]!.files[0]!;
+    await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'status', status: 404 });
+    expect((await syncOnce()).lastSummary).toMatchObject({ exitCode: 1 });
+    await svc.admin.clearFaults();
+
+    // The key revoked while connected: the next sync stops with an auth error.
+    await svc.admin.revokeKey(apiKey);
+    expect((await syncOnce()).lastSummary).toMatchObject({ exitCode: 3 });
+    expect(await call('collections:list')).toMatchObject({ ok: false });
+
+    // The service gone.
+    await svc.close();
+    const down = await call('collections:get', { collectionId });
+    expect(down.ok).toBe(false);
+
+    const everything = JSON.stringify([results, emitted, notifications]);
+    expect(everything.length).toBeGreaterThan(1000);
+    expect(everything).toMatch(/401/); // the failures were reported, just without the key
+    for (const s of [apiKey, wrongKey]) expect(everything.includes(s)).toBe(false);
+    for (const s of [apiKey, wrongKey]) expect((await fs.readFile(settings.path, 'utf8')).includes(s)).toBe(false);
+    for (const f of await listFiles(dest)) {
+      const text = await fs.readFile(path.join(dest, f), 'latin1');
+      for (const s of [apiKey, wrongKey]) expect(text.includes(s), f).toBe(false);
+    }
+  } finally {
+    await services.shutdown();
+  }
+});
