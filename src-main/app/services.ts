@@ -2,11 +2,12 @@
 // the IPC handlers over them. Used by the Electron bootstrap and by the browser test bridge,
 // so both run exactly the same code below the transport.
 import { createHandlers, type HandlerDeps, type Handlers } from '../ipc/handlers';
+import { RecruiterConnection } from '../ipc/recruiter-connection';
 import { ConnectionManager } from './connection';
 import { Scheduler } from './scheduler';
 import { SyncController } from './sync-controller';
 
-export type MainServicesDeps = Omit<HandlerDeps, 'connection' | 'syncs' | 'onSettingsChanged'> & {
+export type MainServicesDeps = Omit<HandlerDeps, 'connection' | 'recruiter' | 'syncs' | 'onSettingsChanged'> & {
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
 };
@@ -22,9 +23,10 @@ export interface MainServices {
 
 export function createMainServices(deps: MainServicesDeps): MainServices {
   const connection = new ConnectionManager({ secrets: deps.secrets, settings: deps.settings, secretStoreWarning: deps.secretStoreWarning });
+  const recruiter = new RecruiterConnection({ secrets: deps.secrets, settings: deps.settings, ...(deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {}) });
   const syncs = new SyncController({ connection, settings: deps.settings, emit: deps.emit, notify: deps.notify, batchIntervalMs: deps.batchIntervalMs });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
-  const handlers = createHandlers({ ...deps, connection, syncs, onSettingsChanged: () => scheduler.reschedule() });
+  const handlers = createHandlers({ ...deps, connection, recruiter, syncs, onSettingsChanged: () => scheduler.reschedule() });
   scheduler.reschedule();
   let closing: Promise<void> | null = null;
   return {
@@ -36,7 +38,7 @@ export function createMainServices(deps: MainServicesDeps): MainServices {
       (closing ??= (async () => {
         scheduler.stop();
         await syncs.cancelAll();
-        await connection.close();
+        await Promise.all([connection.close(), recruiter.close()]);
       })()),
   };
 }

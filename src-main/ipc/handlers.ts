@@ -13,6 +13,7 @@ import { verifyDataset } from '../sync/verify';
 import type { CollectionListItem, CoreInvokeChannels, IpcResult } from './contract';
 import type { CoreInvokeChannel } from './channels';
 import { IpcFailure } from './ipc-failure';
+import { RecruiterConnection } from './recruiter-connection';
 import { createRecruiterHandlers, type RecruiterHandlers } from './recruiter-handlers';
 import { toIpcError } from './to-ipc-error';
 import { validators } from './validate';
@@ -29,6 +30,7 @@ export interface HandlerDeps {
   emit: Emit;
   /** Shared with the scheduler and quit handling; created here when absent. */
   connection?: ConnectionManager;
+  recruiter?: RecruiterConnection;
   syncs?: SyncController;
   /** Called after settings:update so the scheduler can pick up a new interval. */
   onSettingsChanged?: () => void;
@@ -158,6 +160,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     secrets: deps.secrets,
     settings: deps.settings,
     ...(deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {}),
+    ...(deps.recruiter ? { recruiter: deps.recruiter } : {}),
     otherSecretsToRedact: () => connection.secretsToRedact(),
     ...(deps.log ? { log: deps.log } : {}),
   });

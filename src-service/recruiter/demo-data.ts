@@ -3,18 +3,7 @@
 import type {
   Application, ApplicationStatus, Availability, DataChamp, Job, JobStatus, Organization, RecruiterStore, Scope,
 } from './store';
-
-/** mulberry32: small, fast and good enough for demo data. */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createPrng } from '../prng';
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -158,7 +147,7 @@ const ORGS: OrgPlan[] = [
 ];
 
 export function createDemoStore(opts: { seed: number; dataChampCount?: number; now?: () => Date }): RecruiterStore {
-  const random = createRandom(opts.seed);
+  const random = createPrng(opts.seed);
   const store: RecruiterStore = {
     organizations: [],
     jobs: new Map(),
