@@ -4,46 +4,9 @@
 // checked here: the service is their authority and answers 422 per field, which the UI shows
 // next to the same inputs as its own inline checks.
 import type { JobInput, JobUpdate } from '../api/recruiter-types';
-import { apiKey, baseUrl, integerIn } from './validate';
-import { IpcFailure } from './ipc-failure';
+import { describe, integerIn, invalid, noArgument, record, string, type Validator } from './arg-checks';
+import { apiKey, baseUrl } from './validate';
 import type { ChampAvailability, ChampSearchArg, RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-contract';
-
-type Validator<T> = (arg: unknown) => T;
-
-function invalid(message: string): IpcFailure {
-  return new IpcFailure('invalid_argument', message);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : typeof value;
-}
-
-function noArgument(arg: unknown): undefined {
-  // undefined over Electron IPC; null after a JSON round trip (the test bridge).
-  if (arg === undefined || arg === null) return undefined;
-  throw invalid(`This call takes no argument, got ${describe(arg)}.`);
-}
-
-function record(arg: unknown, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
-  if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) throw invalid(`Expected an object argument, got ${describe(arg)}.`);
-  const obj = arg as Record<string, unknown>;
-  const allowed = new Set([...required, ...optional]);
-  for (const key of Object.keys(obj)) {
-    if (!allowed.has(key)) throw invalid(`Unexpected field "${key}" (allowed: ${[...allowed].join(', ') || 'none'}).`);
-  }
-  for (const key of required) {
-    if (obj[key] === undefined) throw invalid(`Missing field "${key}".`);
-  }
-  return obj;
-}
-
-function string(value: unknown, field: string, maxLength: number): string {
-  if (typeof value !== 'string') throw invalid(`"${field}" must be a string, got ${describe(value)}.`);
-  if (value.length > maxLength) throw invalid(`"${field}" is too long (${value.length} characters, at most ${maxLength}).`);
-  return value;
-}
 
 function optionalString(value: unknown, field: string, maxLength: number): string | undefined {
   return value === undefined ? undefined : string(value, field, maxLength);

@@ -4,66 +4,13 @@
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import type { CoreInvokeChannels, SettingsPatch } from './contract';
 import type { CoreInvokeChannel } from './channels';
+import { boolean, describe, integerIn, invalid, noArgument, optionalBoolean, record, string, type Validator } from './arg-checks';
 import { IpcFailure } from './ipc-failure';
-
-type Validator<T> = (arg: unknown) => T;
-
-function invalid(message: string): IpcFailure {
-  return new IpcFailure('invalid_argument', message);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : `${typeof value}`;
-}
-
-function noArgument(arg: unknown): undefined {
-  // undefined over Electron IPC; null or absent after a JSON round trip (the test bridge).
-  if (arg === undefined || arg === null) return undefined;
-  throw invalid(`This call takes no argument, got ${describe(arg)}.`);
-}
-
-function record(arg: unknown, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
-  if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
-    throw invalid(`Expected an object argument, got ${describe(arg)}.`);
-  }
-  const obj = arg as Record<string, unknown>;
-  const allowed = new Set([...required, ...optional]);
-  for (const key of Object.keys(obj)) {
-    if (!allowed.has(key)) throw invalid(`Unexpected field "${key}" (allowed: ${[...allowed].join(', ') || 'none'}).`);
-  }
-  for (const key of required) {
-    if (obj[key] === undefined) throw invalid(`Missing field "${key}".`);
-  }
-  return obj;
-}
-
-export function integerIn(value: unknown, field: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalid(`"${field}" must be an integer from ${min} to ${max}, got ${typeof value === 'number' ? String(value) : describe(value)}.`);
-  }
-  return value;
-}
 
 function positiveId(value: unknown, field: string): number {
   return integerIn(value, field, 1, Number.MAX_SAFE_INTEGER);
 }
 
-function boolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalid(`"${field}" must be true or false, got ${describe(value)}.`);
-  return value;
-}
-
-function optionalBoolean(value: unknown, field: string): boolean | undefined {
-  return value === undefined ? undefined : boolean(value, field);
-}
-
-function string(value: unknown, field: string, maxLength: number): string {
-  if (typeof value !== 'string') throw invalid(`"${field}" must be a string, got ${describe(value)}.`);
-  if (value.length > maxLength) throw invalid(`"${field}" is too long (${value.length} characters, at most ${maxLength}).`);
-  return value;
-}
 
 /** Throws IpcFailure('base_url') for URLs that are not https or loopback http. */
 export function baseUrl(value: unknown, field = 'baseUrl'): string {
