@@ -3,9 +3,19 @@
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 
 // electron-vite runs from the project root (npm scripts); paths are resolved from there.
 const root = process.cwd();
+
+// The dev server needs an inline script (React refresh) that the production CSP meta tag
+// forbids; in dev the main process sends a development CSP header for the dev server URL
+// instead, so the meta tag is dropped from the served page only.
+const devWithoutCspMeta: Plugin = {
+  name: 'dataset-sync:dev-without-csp-meta',
+  apply: 'serve',
+  transformIndexHtml: (html) => html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>\s*/i, ''),
+};
 
 export default defineConfig({
   main: {
@@ -31,7 +41,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'src-renderer'),
-    plugins: [react()],
+    plugins: [react(), devWithoutCspMeta],
     build: {
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: { input: resolve(root, 'src-renderer/index.html') },
