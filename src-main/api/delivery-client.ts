@@ -2,7 +2,7 @@
 // answer is validated (validate.ts) before callers see it; every failure is an ApiError with a
 // kind. The API key goes only to the base URL's origin and never into messages.
 import type { Readable } from 'node:stream';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { validateBaseUrl } from './base-url';
 import { ApiError, type ApiErrorKind } from './errors';
 import type { CollectionDetail, CollectionSummary, ConsentRecord, Me, SetRecord, SetsPage } from './types';
@@ -41,6 +41,22 @@ export interface OpenFileResult {
   body: Readable;
 }
 
+export interface FileResponseHead {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** Flow control handed to a body sink: pause the socket while the disk catches up, or abort with the sink's own error. */
+export interface BodyFlow {
+  resume(): void;
+  abort(reason: Error): void;
+}
+
+export interface FileBodySink {
+  /** One body chunk (the socket's own buffer, safe to keep). Return false to pause until flow.resume(). */
+  onData(chunk: Buffer): boolean;
+}
+
 export interface DeliveryClient {
   readonly baseUrl: string;
   me(signal?: AbortSignal): Promise<Me>;
@@ -55,6 +71,17 @@ export interface DeliveryClient {
    * status becomes an ApiError. The caller must consume or destroy `body`.
    */
   openFile(url: string, opts: { start?: number; ifRange?: string; signal?: AbortSignal }): Promise<OpenFileResult>;
+  /**
+   * The download hot path: like openFile, but body chunks go straight to a sink (no Readable
+   * stream in between). `onHead` sees 200, 206 and 416 and returns a sink, or null to drop the
+   * body (the request is aborted). Resolves once the body ended (or was dropped); rejects with
+   * an ApiError (status, network, stall, abort) or with the Error the sink passed to flow.abort.
+   */
+  streamFile(
+    url: string,
+    opts: { start?: number; ifRange?: string; signal?: AbortSignal },
+    onHead: (head: FileResponseHead, flow: BodyFlow) => FileBodySink | null,
+  ): Promise<void>;
   readonly requestCount: number;
   close(): Promise<void>;
 }
@@ -133,9 +160,18 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   }
 
   async function errorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: Readable, label: string): Promise<ApiError> {
+    let text = '';
+    try {
+      text = await readText(body, 16 * 1024);
+    } catch {
+      // Error bodies are advisory: the status decides.
+    }
+    return apiErrorOf(status, headers, text, label);
+  }
+
+  function apiErrorOf(status: number, headers: Record<string, string | string[] | undefined>, text: string, label: string): ApiError {
     let detail = '';
     try {
-      const text = await readText(body, 16 * 1024);
       const parsed = JSON.parse(text) as unknown;
       if (parsed && typeof parsed === 'object' && typeof (parsed as { error?: unknown }).error === 'string') {
         detail = `: ${(parsed as { error: string }).error.slice(0, 300)}`;
@@ -220,11 +256,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     async openFile(url, o) {
       const path = pathOnOrigin(url, 'file');
       const label = `GET ${path}`;
-      const headers: Record<string, string> = { authorization, accept: '*/*' };
-      if (o.start !== undefined && o.start > 0) {
-        headers.range = `bytes=${o.start}-`;
-        if (o.ifRange !== undefined) headers['if-range'] = o.ifRange;
-      }
+      const headers = fileHeaders(o);
       requestCount++;
       let res;
       try {
@@ -239,10 +271,107 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       }
       throw await errorFromResponse(res.statusCode, res.headers, res.body, label);
     },
+    streamFile(url, o, onHead) {
+      let path: string;
+      try {
+        path = pathOnOrigin(url, 'file');
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      const label = `GET ${path}`;
+      requestCount++;
+      return new Promise<void>((resolve, reject) => {
+        const signal = o.signal;
+        let controller: Dispatcher.DispatchController | undefined;
+        let sink: FileBodySink | null = null;
+        /** An error of our own (the sink's, a cancel) that the resulting onResponseError must pass on unchanged. */
+        let ownError: Error | undefined;
+        let dropped = false;
+        let errorBody: { status: number; headers: FileResponseHead['headers']; chunks: Buffer[]; bytes: number } | undefined;
+        let settled = false;
+        const settle = (err?: unknown) => {
+          if (settled) return;
+          settled = true;
+          signal?.removeEventListener('abort', onAbort);
+          if (err === undefined) resolve();
+          else reject(err);
+        };
+        const abortWith = (reason: Error) => {
+          ownError ??= reason;
+          if (controller && !controller.aborted) controller.abort(reason);
+        };
+        const onAbort = () => abortWith(new ApiError('aborted', `${label}: cancelled`));
+        if (signal?.aborted) {
+          settle(new ApiError('aborted', `${label}: cancelled`));
+          return;
+        }
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const flow: BodyFlow = { resume: () => controller?.resume(), abort: abortWith };
+        const handler: Dispatcher.DispatchHandler = {
+          onRequestStart(c) {
+            controller = c;
+            if (ownError) c.abort(ownError);
+          },
+          onResponseStart(c, statusCode, rawHeaders) {
+            const headers = rawHeaders as FileResponseHead['headers'];
+            if (statusCode === 200 || statusCode === 206 || statusCode === 416) {
+              try {
+                sink = onHead({ status: statusCode, headers }, flow);
+              } catch (e) {
+                abortWith(e instanceof Error ? e : new Error(String(e)));
+                return;
+              }
+              if (sink === null) {
+                dropped = true;
+                settle();
+                c.abort(new ApiError('aborted', `${label}: body not wanted`));
+              }
+              return;
+            }
+            errorBody = { status: statusCode, headers, chunks: [], bytes: 0 };
+          },
+          onResponseData(c, chunk) {
+            if (sink) {
+              if (!sink.onData(chunk)) c.pause();
+            } else if (errorBody && errorBody.bytes < 16 * 1024) {
+              errorBody.chunks.push(chunk);
+              errorBody.bytes += chunk.length;
+            }
+          },
+          onResponseEnd() {
+            if (errorBody) {
+              const { status, headers: h, chunks } = errorBody;
+              settle(apiErrorOf(status, h, Buffer.concat(chunks).toString('utf8'), label));
+              return;
+            }
+            settle();
+          },
+          onResponseError(_c, err) {
+            if (dropped) return;
+            // Before any answer it is a connection problem; once a body was flowing, a transfer problem.
+            settle(ownError ?? (sink ? mapBodyError(err, label, host) : networkError(err, label)));
+          },
+        };
+        try {
+          pool.dispatch({ origin, method: 'GET', path, headers: fileHeaders(o), headersTimeout, bodyTimeout }, handler);
+        } catch (e) {
+          settle(networkError(e, label));
+        }
+      });
+    },
     async close() {
       await pool.close().catch(() => pool.destroy());
     },
   };
+
+  function fileHeaders(o: { start?: number; ifRange?: string }): Record<string, string> {
+    const headers: Record<string, string> = { authorization, accept: '*/*' };
+    if (o.start !== undefined && o.start > 0) {
+      headers.range = `bytes=${o.start}-`;
+      if (o.ifRange !== undefined) headers['if-range'] = o.ifRange;
+    }
+    return headers;
+  }
 
   async function readText(body: AsyncIterable<Buffer | string>, limit: number): Promise<string> {
     const chunks: Buffer[] = [];

@@ -10,6 +10,7 @@ import type { SyncTuning } from '../sync/events';
 import { verifyDataset } from '../sync/verify';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
+import { createJsonLineWriter } from './json-lines';
 import { readSecretFromStdin } from './stdin-secret';
 import { SyncDisplay } from './sync-display';
 import { UsageError } from './usage';
@@ -94,6 +95,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
   const json = v.json === true;
 
   const display = new SyncDisplay(io.stderr, io.stderr.isTTY === true && !json);
+  const lines = createJsonLineWriter(io.stdout);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -119,10 +121,13 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
         tuning,
       },
       (e) => {
-        if (json) io.stdout.write(JSON.stringify(e) + '\n');
-        else display.handle(e);
+        if (json) {
+          lines.push(e);
+          if (e.type === 'summary') lines.flush();
+        } else display.handle(e);
       },
     );
+    lines.flush();
     if (json && summary.fatal) io.stderr.write(`dataset-sync: ${summary.fatal.message}\n`);
     return summary.exitCode;
   } finally {

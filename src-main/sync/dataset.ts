@@ -1,11 +1,13 @@
 // The dataset files under DEST (DESIGN 1.1): collection.json, sets/<id>/set.json (pseudonymous),
 // manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present).
+import { randomBytes } from 'node:crypto';
+import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CollectionDetail, SetRecord } from '../api/types';
-import { writeFileAtomic, writeJsonAtomic } from './atomic';
+import { writeJsonAtomic } from './atomic';
 import { scratchDir, setDir } from './layout';
 import { ensureRealDir } from './safe-dirs';
-import type { FileEntry } from './state';
+import type { FileEntry, FileFingerprint, IndexFingerprint } from './state';
 
 export const MANIFEST_COLUMNS = [
   'set_id',
@@ -57,9 +59,9 @@ export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
   };
 }
 
-export async function writeSetJson(dest: string, set: SetRecord): Promise<void> {
+export async function writeSetJson(dest: string, set: SetRecord, checkedDirs?: Set<string>): Promise<void> {
   // Part by part with lstat: a symlinked sets/ or sets/<id> must not take the set's files elsewhere.
-  const dir = await ensureRealDir(dest, path.relative(dest, setDir(dest, set.id)));
+  const dir = await ensureRealDir(dest, path.relative(dest, setDir(dest, set.id)), checkedDirs);
   await writeJsonAtomic(path.join(dir, 'set.json'), pseudonymousSet(set), 0o644, scratchDir(dest));
 }
 
@@ -84,20 +86,66 @@ function sortedEntries(files: Record<string, FileEntry>): Array<[string, FileEnt
   return Object.entries(files).sort(([, a], [, b]) => a.setId - b.setId || a.slotIndex - b.slotIndex);
 }
 
-export async function writeManifestAndSums(dest: string, files: Record<string, FileEntry>): Promise<void> {
+/** Rows buffered per write: keeps the strings held at once small whatever the file count. */
+const INDEX_BATCH_ROWS = 2000;
+
+/**
+ * Writes manifest.csv and SHA256SUMS atomically (temp files under DEST/.dataset-sync/tmp, then
+ * rename), streamed in batches of rows. Returns their size and mtime as renamed, so a later sync
+ * can tell they are still exactly what we wrote.
+ */
+export async function writeManifestAndSums(dest: string, files: Record<string, FileEntry>): Promise<IndexFingerprint> {
   const entries = sortedEntries(files);
-  const csv: string[] = [MANIFEST_COLUMNS.join(',')];
-  const sums: string[] = [];
-  for (const [rel, f] of entries) {
-    csv.push(
-      [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt]
-        .map(csvField)
-        .join(','),
-    );
-    sums.push(`${f.sha256}  ${rel}`);
+  const tag = randomBytes(4).toString('hex');
+  const manifestTmp = path.join(scratchDir(dest), `.manifest.csv.${tag}.tmp`);
+  const sumsTmp = path.join(scratchDir(dest), `.SHA256SUMS.${tag}.tmp`);
+  const manifestPath = path.join(dest, 'manifest.csv');
+  const sumsPath = path.join(dest, 'SHA256SUMS');
+  const csvFh = await fs.open(manifestTmp, 'wx', 0o644);
+  let sumsFh;
+  try {
+    sumsFh = await fs.open(sumsTmp, 'wx', 0o644);
+    let csv = MANIFEST_COLUMNS.join(',') + '\n';
+    let sums = '';
+    for (let i = 0; i < entries.length; i++) {
+      const [rel, f] = entries[i]!;
+      csv +=
+        [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt]
+          .map(csvField)
+          .join(',') + '\n';
+      sums += `${f.sha256}  ${rel}\n`;
+      if ((i + 1) % INDEX_BATCH_ROWS === 0) {
+        await csvFh.write(csv);
+        await sumsFh.write(sums);
+        csv = '';
+        sums = '';
+      }
+    }
+    if (csv) await csvFh.write(csv);
+    if (sums) await sumsFh.write(sums);
+    await csvFh.close();
+    await sumsFh.close();
+    await fs.rename(manifestTmp, manifestPath);
+    await fs.rename(sumsTmp, sumsPath);
+  } catch (e) {
+    await csvFh.close().catch(() => undefined);
+    await sumsFh?.close().catch(() => undefined);
+    await fs.rm(manifestTmp, { force: true }).catch(() => undefined);
+    await fs.rm(sumsTmp, { force: true }).catch(() => undefined);
+    throw e;
   }
-  await writeFileAtomic(path.join(dest, 'manifest.csv'), csv.join('\n') + '\n', 0o644, scratchDir(dest));
-  await writeFileAtomic(path.join(dest, 'SHA256SUMS'), sums.length ? sums.join('\n') + '\n' : '', 0o644, scratchDir(dest));
+  const [m, s] = await Promise.all([fs.lstat(manifestPath), fs.lstat(sumsPath)]);
+  return { manifest: { size: m.size, mtimeMs: m.mtimeMs }, sums: { size: s.size, mtimeMs: s.mtimeMs } };
+}
+
+/** True when manifest.csv and SHA256SUMS are regular files still matching what writeManifestAndSums returned. */
+export function indexUnchanged(dest: string, fp: IndexFingerprint | undefined): boolean {
+  if (!fp) return false;
+  const same = (p: string, f: FileFingerprint): boolean => {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    return st !== undefined && st.isFile() && st.size === f.size && st.mtimeMs === f.mtimeMs;
+  };
+  return same(path.join(dest, 'manifest.csv'), fp.manifest) && same(path.join(dest, 'SHA256SUMS'), fp.sums);
 }
 
 /** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */

@@ -13,17 +13,23 @@ export class UnsafeFolderError extends Error {
   }
 }
 
-/** Creates `rel` (relative, server-free parts only) below `root`; every part must be a real folder. Returns the absolute path. */
-export async function ensureRealDir(root: string, rel: string): Promise<string> {
+/**
+ * Creates `rel` (relative, server-free parts only) below `root`; every part must be a real folder. Returns the absolute path.
+ * `checked` (optional, one per sync) remembers folders already made and checked in this sync, so
+ * thousands of sets do not re-walk sets/ part by part for every write (bench scenario 2).
+ */
+export async function ensureRealDir(root: string, rel: string, checked?: Set<string>): Promise<string> {
   let current = root;
   for (const part of rel.split(/[\\/]+/).filter((p) => p !== '')) {
     current = path.join(current, part);
+    if (checked?.has(current)) continue;
     await fs.mkdir(current).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'EEXIST') throw e;
     });
     const st = await fs.lstat(current);
     if (st.isSymbolicLink()) throw new UnsafeFolderError(current, 'a symbolic link');
     if (!st.isDirectory()) throw new UnsafeFolderError(current, 'not a folder');
+    checked?.add(current);
   }
   return current;
 }

@@ -1,9 +1,9 @@
 // The engine's state of record under DEST/.dataset-sync/state.json: watermark, verified files
 // (with size and mtime at verification, so up-to-date checks hash nothing), set status and
 // which consents are stored. Written atomically.
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic';
 import { scratchDir, stateDir } from './layout';
 
 export interface FileEntry {
@@ -40,6 +40,22 @@ export interface EngineState {
   pendingSets: number[];
   /** Consent ids stored under the consents folder. */
   consents: Record<string, true>;
+  /**
+   * manifest.csv and SHA256SUMS as this engine last wrote them, for the then `files`. Cleared
+   * whenever `files` changes; while set and both files still match (size, mtime), a sync that
+   * changed nothing skips rewriting them (the bytes would be identical). Absent in older states.
+   */
+  index?: IndexFingerprint;
+}
+
+export interface FileFingerprint {
+  size: number;
+  mtimeMs: number;
+}
+
+export interface IndexFingerprint {
+  manifest: FileFingerprint;
+  sums: FileFingerprint;
 }
 
 export function emptyState(): EngineState {
@@ -68,8 +84,43 @@ export async function loadState(dest: string): Promise<EngineState> {
   }
 }
 
+/** Files serialised per write: bounds the strings held at once (one JSON text of 40,000 entries is ~17 MB). */
+const SAVE_BATCH = 2000;
+
+/**
+ * Writes state.json atomically (temp file + rename), streamed in batches of file entries so
+ * memory stays flat with the file count. Compact JSON: the state is saved every few seconds.
+ * Entries added while the save awaits a write may or may not be included: the next save has them.
+ */
 export async function saveState(dest: string, state: EngineState): Promise<void> {
-  // Compact JSON: with 40,000 files the indented form was about twice the size and time, and
-  // the state is saved every few seconds during a sync.
-  await writeFileAtomic(statePath(dest), JSON.stringify(state), 0o644, scratchDir(dest));
+  const target = statePath(dest);
+  const tmp = path.join(scratchDir(dest), `.state.json.${randomBytes(4).toString('hex')}.tmp`);
+  const { files, ...rest } = state;
+  const keys = Object.keys(files);
+  const head = JSON.stringify(rest);
+  const fh = await fs.open(tmp, 'wx', 0o644);
+  try {
+    // `files` goes last; `rest` is a plain object, so its JSON ends with "}".
+    await fh.write(head === '{}' ? '{"files":{' : `${head.slice(0, -1)},"files":{`);
+    let first = true;
+    for (let i = 0; i < keys.length; i += SAVE_BATCH) {
+      let chunk = '';
+      const end = Math.min(keys.length, i + SAVE_BATCH);
+      for (let j = i; j < end; j++) {
+        const k = keys[j]!;
+        const entry = files[k];
+        if (entry === undefined) continue;
+        chunk += `${first ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(entry)}`;
+        first = false;
+      }
+      await fh.write(chunk);
+    }
+    await fh.write('}}');
+    await fh.close();
+    await fs.rename(tmp, target);
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
 }

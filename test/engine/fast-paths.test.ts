@@ -1,0 +1,127 @@
+// The performance shortcuts of the engine keep the contracts (DESIGN 1.1, 1.3):
+// - a no-op sync leaves manifest.csv, SHA256SUMS and state.json untouched (skipped rewrite),
+//   but a verified file the user removed, or swapped for a symlink, still leaves the lists;
+// - a manifest edited by hand is rewritten;
+// - files above the small-file threshold go through the coalescing, pausing write path,
+//   including a resume (206 appended at the held offset).
+import { promises as fs, lstatSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyDataset } from '../../src-main/sync/verify';
+import { listFiles, mainCollection, sha256Of, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+
+function fingerprint(file: string): string {
+  const st = lstatSync(file);
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
+describe('no-op syncs skip identical index rewrites', () => {
+  let svc: Service;
+  let root: string;
+  let dest: string;
+
+  beforeAll(async () => {
+    ({ svc, root } = await startService({ sets: 3, fileSize: 12 * 1024, slots: 2 }));
+    dest = path.join(await tempDir('dsync-fast-'), 'ds');
+    const first = await sync(svc, dest);
+    expect(first.summary.exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    await fs.rm(root, { recursive: true, force: true });
+    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
+  });
+
+  const manifest = () => path.join(dest, 'manifest.csv');
+  const sums = () => path.join(dest, 'SHA256SUMS');
+  const state = () => path.join(dest, '.dataset-sync', 'state.json');
+
+  it('leaves manifest.csv, SHA256SUMS and state.json as they were when nothing changed', async () => {
+    // The second sync may still record the index fingerprint; from then on nothing is rewritten.
+    await sync(svc, dest);
+    const before = [fingerprint(manifest()), fingerprint(sums()), fingerprint(state())];
+    const { summary } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    expect(summary.bytesHashed).toBe(0);
+    expect([fingerprint(manifest()), fingerprint(sums()), fingerprint(state())]).toEqual(before);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+  });
+
+  it('drops a removed file and a file swapped for a symlink from both lists', async () => {
+    const files = (await listFiles(path.join(dest, 'sets'))).filter((f) => !f.endsWith('set.json')).sort();
+    const removed = `sets/${files[0]}`;
+    const swapped = `sets/${files[1]}`;
+    const outside = path.join(path.dirname(dest), 'outside.bin');
+    await fs.copyFile(path.join(dest, swapped), outside);
+    await fs.rm(path.join(dest, removed));
+    await fs.rm(path.join(dest, swapped));
+    await fs.symlink(outside, path.join(dest, swapped));
+
+    const { summary } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    const csv = await fs.readFile(manifest(), 'utf8');
+    const sumText = await fs.readFile(sums(), 'utf8');
+    for (const rel of [removed, swapped]) {
+      expect(csv).not.toContain(rel);
+      expect(sumText).not.toContain(rel);
+    }
+    expect(sumText.trim().split('\n')).toHaveLength(files.length - 2);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+
+    // --full brings both back as verified regular files.
+    const full = await sync(svc, dest, { full: true });
+    expect(full.summary.exitCode).toBe(0);
+    expect(full.summary.filesDownloaded).toBe(2);
+    expect(lstatSync(path.join(dest, swapped)).isFile()).toBe(true);
+    const report = await verifyDataset(dest);
+    expect(report.ok).toBe(files.length);
+    expect(report.missing).toEqual([]);
+  });
+
+  it('rewrites a manifest edited by hand', async () => {
+    await sync(svc, dest);
+    const good = await fs.readFile(manifest(), 'utf8');
+    await fs.writeFile(manifest(), good.replace(/\n[^\n]+\n$/, '\n'));
+    const { summary } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    expect(await fs.readFile(manifest(), 'utf8')).toBe(good);
+  });
+});
+
+describe('large files (coalesced writes, back-pressure)', () => {
+  let svc: Service;
+  let root: string;
+
+  beforeAll(async () => {
+    // Above the 1 MiB small-file threshold and the 4 MiB pause threshold of transfer.ts; odd size on purpose.
+    ({ svc, root } = await startService({ sets: 1, fileSize: 5 * 1024 * 1024 + 3, slots: 1 }));
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('downloads, verifies and resumes a cut transfer at the held offset', async () => {
+    const dir = await tempDir('dsync-large-');
+    const dest = path.join(dir, 'ds');
+    try {
+      const { collectionId } = mainCollection(svc);
+      const set = (await svc.admin.state()).collections.find((c) => c.id === collectionId)!.accepted_sets[0]!;
+      const file = set.files[0]!;
+      await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'truncate', afterBytes: 3 * 1024 * 1024 + 5 }, 1);
+      const { summary, events } = await sync(svc, dest);
+      expect(summary.exitCode).toBe(0);
+      expect(events.some((e) => e.type === 'file' && e.state === 'retrying' && e.fileId === file.id)).toBe(true);
+      // Sent once in full: the resume asked only for the missing bytes.
+      expect(summary.bytesDownloaded).toBe(file.size_bytes);
+      const final = path.join(dest, 'sets', String(set.id), file.filename);
+      expect(sha256Of(final)).toBe(file.sha256);
+      expect(await fs.readdir(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
