@@ -4,19 +4,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseManifest } from '../../src-main/sync/dataset';
+import { createPrng } from '../../src-service/prng';
 import { listFiles, servedSets, type Service } from '../engine/helpers';
 
-/** mulberry32: small, seeded, good enough to pick kill moments reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so kill moments are reproducible: the reference service's own generator. */
+export const seededRandom = createPrng;
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
