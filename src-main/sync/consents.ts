@@ -1,9 +1,9 @@
 // Consent records hold real names: they live apart from the dataset in CONSENTS/<id>.json,
 // folder 0700, files 0600 (DESIGN 1.1).
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ConsentRecord } from '../api/types';
-import { writeJsonAtomic } from './atomic';
+import { writeJsonAtomicSync } from './atomic';
 
 export async function ensureConsentsDir(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -11,16 +11,14 @@ export async function ensureConsentsDir(dir: string): Promise<void> {
   await fs.chmod(dir, 0o700);
 }
 
+/**
+ * Synchronous (a record is a few hundred bytes; thousands per sync in bench scenario 2). The
+ * temp file gets 0600 by fchmod before the rename, so the record is never readable by others.
+ */
 export async function writeConsent(dir: string, consentId: number, record: ConsentRecord): Promise<void> {
-  await writeJsonAtomic(path.join(dir, `${consentId}.json`), record, 0o600);
-  await fs.chmod(path.join(dir, `${consentId}.json`), 0o600);
+  writeJsonAtomicSync(path.join(dir, `${consentId}.json`), record, 0o600);
 }
 
 export async function consentStored(dir: string, consentId: number): Promise<boolean> {
-  try {
-    await fs.access(path.join(dir, `${consentId}.json`));
-    return true;
-  } catch {
-    return false;
-  }
+  return existsSync(path.join(dir, `${consentId}.json`));
 }

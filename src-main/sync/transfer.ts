@@ -120,6 +120,15 @@ function ioFor(sizeBytes: number): PartIo {
 
 /** An open part file and its size; anything but a regular file at its path (a planted symlink, a folder) is removed, never followed. */
 async function openPart(p: string, io: PartIo): Promise<{ fd: number; held: number }> {
+  if (io.sync) {
+    // Usually there is no part file yet: O_EXCL creates a fresh regular file (never through a
+    // symlink), so its size is 0 without an fstat. Anything already there takes the checked path below.
+    try {
+      return { fd: openSync(p, OPEN_PART | constants.O_EXCL, 0o644), held: 0 };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
   for (let tries = 0; ; tries++) {
     let fd: number | undefined;
     try {
