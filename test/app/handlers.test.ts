@@ -1,10 +1,10 @@
 // The IPC handlers against the real reference service over loopback HTTP, with real files:
 // connection, collections, sets, a full batched sync, cancel, history, verify, scheduler.
-import { createServer } from 'node:net';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedLoopbackPort } from '../support/closed-port';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { createMainServices, type MainServices } from '../../src-main/app/services';
 import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-main/ipc/contract';
@@ -91,12 +91,7 @@ async function connected(): Promise<Harness> {
 }
 
 async function freePortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}/api/v1/partner`;
+  return `http://127.0.0.1:${await closedLoopbackPort()}/api/v1/partner`;
 }
 
 const harnesses: Harness[] = [];

@@ -1,8 +1,7 @@
 // The typed recruiter client against the running reference service: every method, typed
 // errors, tolerated alternatives and malformed answers (injected by the service's body fault).
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closedLoopbackPort } from '../support/closed-port';
 import { ApiError } from '../../src-main/api/errors';
 import { BaseUrlError } from '../../src-main/api/base-url';
 import { createRecruiterClient, parseFieldErrors, type RecruiterClient } from '../../src-main/api/recruiter-client';
@@ -157,10 +156,7 @@ describe('typed errors', () => {
   });
 
   it('network: nothing listening', async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const port = await closedLoopbackPort();
     const c = createRecruiterClient({ baseUrl: `http://127.0.0.1:${port}/api/v1/recruiter`, apiKey: svc.keyOf('full') });
     opened.push(c);
     const err = await failure(c.me());

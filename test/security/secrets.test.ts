@@ -5,9 +5,9 @@
 // (IPC handler results, batched events and the settings file are scanned in test/app/handlers.test.ts.)
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedLoopbackPort } from '../support/closed-port';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-main/sync/events';
 import { FAST_TUNING, listFiles, mainCollection, runCli, servedSets, startService, tempDir, type Service } from '../engine/helpers';
@@ -32,12 +32,7 @@ afterAll(async () => {
 });
 
 async function unreachableUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}/api/v1/partner`;
+  return `http://127.0.0.1:${await closedLoopbackPort()}/api/v1/partner`;
 }
 
 /** Fails when any file below `dir` contains one of the secrets. */
