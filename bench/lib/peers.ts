@@ -128,6 +128,8 @@ export interface OursOptions {
   /** Measured with GNU time (default); off when the caller needs the real pid (to kill it). */
   measure?: boolean;
   onSpawn?: (pid: number) => void;
+  /** Extra environment, e.g. DATASET_SYNC_HASH_WORKERS. */
+  env?: Record<string, string>;
 }
 
 /** Our CLI exactly as users run it (`node bin/dataset-sync.mjs sync ... --json`). */
@@ -148,7 +150,7 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
   ];
   if (o.full) args.push('--full');
   const r = await runProc(process.execPath, args, {
-    env: { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey },
+    env: { ...process.env, ...o.env, DATASET_SYNC_API_KEY: svc.apiKey },
     measure: o.measure ?? true,
     onSpawn: o.onSpawn,
     onStdoutLine: (line) => {

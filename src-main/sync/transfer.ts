@@ -7,7 +7,6 @@
 // (pwritev) with at most one write in flight per file; the socket is paused while the disk
 // lags. The part file is opened once per attempt (O_NOFOLLOW: a planted symlink is never
 // followed) and its mtime taken with fstat before close, so finishing a file costs no stat.
-import { createHash, type Hash } from 'node:crypto';
 import {
   close,
   closeSync,
@@ -33,6 +32,7 @@ import { ApiError, isApiError } from '../api/errors';
 import { isFatalFsError, localFsError } from './local-errors';
 import type { ActiveTransfer, ProgressTracker } from './progress';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
+import { createSha256Stream, type Sha256Stream } from './sha256-stream';
 
 export interface TransferJob {
   fileId: number;
@@ -146,12 +146,13 @@ async function openPart(p: string, io: PartIo): Promise<{ fd: number; held: numb
 }
 
 /** Hashes the first `bytes` of the part file (the held bytes of a resume). */
-async function hashInto(file: string, hash: Hash, bytes: number): Promise<number> {
+async function hashInto(file: string, hash: Sha256Stream, bytes: number): Promise<number> {
   let n = 0;
   const rs = createReadStream(file, { highWaterMark: 1024 * 1024, start: 0, end: bytes - 1 });
   for await (const chunk of rs as AsyncIterable<Buffer>) {
     hash.update(chunk);
     n += chunk.length;
+    if (hash.backlogged) await hash.drained();
   }
   return n;
 }
@@ -176,6 +177,7 @@ class PartSink implements FileBodySink {
   private pendingBytes = 0;
   private writing = false;
   private paused = false;
+  private waitingForHash = false;
   private ended = false;
   private received = 0;
   private failure: Error | undefined;
@@ -186,7 +188,7 @@ class PartSink implements FileBodySink {
     private readonly fd: number,
     private position: number,
     private readonly remaining: number,
-    private readonly hash: Hash,
+    private readonly hash: Sha256Stream,
     private readonly active: ActiveTransfer,
     private readonly ctx: TransferContext,
     private readonly flow: BodyFlow,
@@ -211,11 +213,31 @@ class PartSink implements FileBodySink {
     this.pending.push(chunk);
     this.pendingBytes += n;
     if (!this.writing && this.pendingBytes >= COALESCE_BYTES) this.flush();
-    if (this.pendingBytes >= PAUSE_BYTES) {
+    if (this.pendingBytes >= PAUSE_BYTES || this.hash.backlogged) {
       this.paused = true;
+      this.watchHash();
       return false;
     }
     return true;
+  }
+
+  /** The socket resumes once neither the disk nor the hash worker lags. */
+  private maybeResume(): void {
+    if (!this.paused) return;
+    if (this.hash.backlogged) this.watchHash();
+    else if (this.pendingBytes < PAUSE_BYTES) {
+      this.paused = false;
+      this.flow.resume();
+    }
+  }
+
+  private watchHash(): void {
+    if (this.waitingForHash || !this.hash.backlogged) return;
+    this.waitingForHash = true;
+    void this.hash.drained().then(() => {
+      this.waitingForHash = false;
+      this.maybeResume();
+    });
   }
 
   private flush(): void {
@@ -283,10 +305,7 @@ class PartSink implements FileBodySink {
     } else if (this.ended) {
       this.drained?.();
     }
-    if (this.paused && this.pendingBytes < PAUSE_BYTES) {
-      this.paused = false;
-      this.flow.resume();
-    }
+    this.maybeResume();
   }
 
   /** Called once the body ended or failed: writes what is pending, then reports the outcome. */
@@ -311,7 +330,7 @@ async function streamToPart(
   io: PartIo,
   job: TransferJob,
   start: number,
-  hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => Hash | null,
+  hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => Sha256Stream | null,
   active: ActiveTransfer,
   ctx: TransferContext,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; outcome?: StreamOutcome }> {
@@ -420,88 +439,93 @@ async function attemptOnce(
     await io.truncate(fd, 0);
     held = 0;
   }
-  let hash = createHash('sha256');
-  if (held > 0) {
-    held = await hashInto(job.partPath, hash, held);
-    ctx.stats.bytesHashed += held;
-  }
-  ctx.progress.bytesDone += held - active.bytesDone;
-  active.bytesDone = held;
-
-  if (held === job.sizeBytes) {
-    if (hash.digest('hex') === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
-    await hooks.mismatch(label);
-    return { step: 'retry' };
-  }
-
-  let reply;
-  const before = active.bytesDone;
+  let hash = createSha256Stream(job.sizeBytes);
   try {
-    reply = await streamToPart(
-      fd,
-      io,
-      job,
-      held,
-      (status, headers) => {
-        if (status === 416) return null;
-        if (status === 206) {
-          // Append only when the range starts exactly at what we hold and the total is the file's size.
-          const cr = parseContentRange(headers['content-range']);
-          return cr && cr.start === held && cr.total === job.sizeBytes ? hash : null;
-        }
-        if (held > 0) {
-          // 200 to a range request: the server sends the whole file, so the held bytes are dropped
-          // (synchronously, before the first byte of the new body is written at position 0).
-          ftruncateSync(fd, 0);
-          hash = createHash('sha256');
-          ctx.progress.bytesDone -= held;
-          active.bytesDone = 0;
-        }
-        return hash;
-      },
-      active,
-      ctx,
-    );
-  } catch (e) {
-    if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`);
-    if (isApiError(e) && e.kind === 'network' && active.bytesDone > before) {
-      hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat
+    if (held > 0) {
+      held = await hashInto(job.partPath, hash, held);
+      ctx.stats.bytesHashed += held;
     }
-    if (isRetryable(e)) {
-      await hooks.retryLater((e as ApiError).message, e);
-      return { step: 'retry' };
-    }
-    throw e;
-  }
+    ctx.progress.bytesDone += held - active.bytesDone;
+    active.bytesDone = held;
 
-  if (reply.status === 416) {
-    // We asked for held < size bytes, so the server disagrees on the size: start over.
-    await io.truncate(fd, 0);
-    await hooks.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
-    return { step: 'retry' };
-  }
-  if (reply.status === 206) {
-    const cr = parseContentRange(reply.headers['content-range']);
-    if (!cr || cr.start !== held || cr.total !== job.sizeBytes) {
-      await io.truncate(fd, 0);
-      await hooks.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
+    if (held === job.sizeBytes) {
+      if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
+      await hooks.mismatch(label);
       return { step: 'retry' };
     }
-  }
-  const outcome = reply.outcome!;
-  if (outcome.kind === 'oversize') {
-    await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`);
+
+    let reply;
+    const before = active.bytesDone;
+    try {
+      reply = await streamToPart(
+        fd,
+        io,
+        job,
+        held,
+        (status, headers) => {
+          if (status === 416) return null;
+          if (status === 206) {
+            // Append only when the range starts exactly at what we hold and the total is the file's size.
+            const cr = parseContentRange(headers['content-range']);
+            return cr && cr.start === held && cr.total === job.sizeBytes ? hash : null;
+          }
+          if (held > 0) {
+            // 200 to a range request: the server sends the whole file, so the held bytes are dropped
+            // (synchronously, before the first byte of the new body is written at position 0).
+            ftruncateSync(fd, 0);
+            hash.discard();
+            hash = createSha256Stream(job.sizeBytes);
+            ctx.progress.bytesDone -= held;
+            active.bytesDone = 0;
+          }
+          return hash;
+        },
+        active,
+        ctx,
+      );
+    } catch (e) {
+      if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`);
+      if (isApiError(e) && e.kind === 'network' && active.bytesDone > before) {
+        hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat
+      }
+      if (isRetryable(e)) {
+        await hooks.retryLater((e as ApiError).message, e);
+        return { step: 'retry' };
+      }
+      throw e;
+    }
+
+    if (reply.status === 416) {
+      // We asked for held < size bytes, so the server disagrees on the size: start over.
+      await io.truncate(fd, 0);
+      await hooks.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
+      return { step: 'retry' };
+    }
+    if (reply.status === 206) {
+      const cr = parseContentRange(reply.headers['content-range']);
+      if (!cr || cr.start !== held || cr.total !== job.sizeBytes) {
+        await io.truncate(fd, 0);
+        await hooks.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
+        return { step: 'retry' };
+      }
+    }
+    const outcome = reply.outcome!;
+    if (outcome.kind === 'oversize') {
+      await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`);
+      return { step: 'retry' };
+    }
+    if (outcome.kind === 'short') {
+      if (active.bytesDone > before) hooks.resetAttempts();
+      await hooks.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
+      return { step: 'retry' };
+    }
+    if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
+    await hooks.mismatch(`${label}: SHA-256 mismatch`);
+    ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0);
     return { step: 'retry' };
+  } finally {
+    hash.discard();
   }
-  if (outcome.kind === 'short') {
-    if (active.bytesDone > before) hooks.resetAttempts();
-    await hooks.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
-    return { step: 'retry' };
-  }
-  if (hash.digest('hex') === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
-  await hooks.mismatch(`${label}: SHA-256 mismatch`);
-  ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0);
-  return { step: 'retry' };
 }
 
 async function countMismatch(mismatches: number, reason: string, discardPart: () => Promise<void>): Promise<number> {
