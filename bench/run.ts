@@ -65,6 +65,11 @@ try {
           ['S1 bulk, full file size (median)', fmt(bulk.oursRssKb / 1024, 0)],
           ['S1 bulk, half file size', fmt((bulk.halfRssKb ?? NaN) / 1024, 0)],
           ['S3 metadata, heaviest run', fmt(Math.max(...meta.rssKb) / 1024, 0)],
+          ...meta.bySetCount.flatMap((m) => [
+            [`S3 at ${m.sets} sets: initial sync (setup)`, fmt(m.initialKb / 1024, 0)],
+            [`S3 at ${m.sets} sets: no-op re-sync`, fmt(m.noopKb / 1024, 0)],
+            [`S3 at ${m.sets} sets: --full rescan`, fmt(m.fullKb / 1024, 0)],
+          ]),
         ],
       ),
       targets: [
@@ -75,6 +80,15 @@ try {
           target: 'not growing (within 15%)',
           met: bulk.halfRssKb !== undefined && bulk.oursRssKb <= bulk.halfRssKb * 1.15,
         },
+        ...(['noopKb', 'fullKb'] as const).map((k) => {
+          const [small, large] = meta.bySetCount;
+          return {
+            name: `S5 RSS ${large!.sets} vs ${small!.sets} sets (${k === 'noopKb' ? 'no-op' : '--full'})`,
+            measured: `${fmt(large![k] / 1024, 0)} vs ${fmt(small![k] / 1024, 0)} MB`,
+            target: 'not growing (within 15%)',
+            met: large![k] <= small![k] * 1.15,
+          };
+        }),
       ],
     });
   }

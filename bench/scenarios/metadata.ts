@@ -8,6 +8,23 @@ import { fmt, median } from '../lib/stats';
 export interface MetadataResult {
   section: Section;
   rssKb: number[];
+  /** Peak RSS of a no-op and of a --full run at the full set count and at a quarter of it (scenario 5). */
+  bySetCount: Array<{ sets: number; initialKb: number; noopKb: number; fullKb: number }>;
+}
+
+/** Scenario 5's question "does memory grow with the set count?": the same runs at a smaller scale. */
+async function rssAtScale(ctx: BenchContext, sets: number): Promise<{ sets: number; initialKb: number; noopKb: number; fullKb: number }> {
+  const svc = await startBenchService({ sets, fileSize: 1024, dataDir: ctx.dataDir });
+  const dest = await freshDest(ctx);
+  try {
+    const runs = [await runOurs(svc, dest), await runOurs(svc, dest), await runOurs(svc, dest, { full: true })];
+    if (!runs.every((r) => r.ok)) throw new Error(`sync of ${sets} sets failed: ${runs.map((r) => r.note ?? '').join(' ')}`);
+    ctx.log(`  ${sets} sets: peak RSS initial/no-op/--full ${runs.map((r) => fmt((r.maxRssKb ?? NaN) / 1024, 0)).join('/')} MB`);
+    return { sets, initialKb: runs[0]!.maxRssKb ?? NaN, noopKb: runs[1]!.maxRssKb ?? NaN, fullKb: runs[2]!.maxRssKb ?? NaN };
+  } finally {
+    await svc.stop();
+    await dropDest(dest);
+  }
 }
 
 function pageRequests(byRoute: Record<string, number>): number {
@@ -55,8 +72,18 @@ export async function scenarioMetadata(ctx: BenchContext): Promise<MetadataResul
       ...noop.map((n, i) => [`no-op re-sync #${i + 1}`, fmt(n.run.wallMs / 1000), fmt((n.run.summary?.durationMs ?? NaN) / 1000), n.requests, pageRequests(n.routes), n.run.summary?.bytesHashed ?? 'n/a', fmt((n.run.maxRssKb ?? NaN) / 1024, 0)]),
       ...full.map((f, i) => [`--full rescan #${i + 1}`, fmt(f.run.wallMs / 1000), fmt((f.run.summary?.durationMs ?? NaN) / 1000), f.requests, f.pages, f.run.summary?.bytesHashed ?? 'n/a', fmt((f.run.maxRssKb ?? NaN) / 1024, 0)]),
     ];
+    const quarter = await rssAtScale(ctx, sets / 4);
+    const bySetCount = [
+      quarter,
+      {
+        sets,
+        initialKb: initial.maxRssKb ?? NaN,
+        noopKb: median(noop.map((n) => n.run.maxRssKb ?? NaN)),
+        fullKb: median(full.map((f) => f.run.maxRssKb ?? NaN)),
+      },
+    ];
     const body = [
-      `${sets} accepted sets, ${sets * 4} files of 1 KiB, synced once (setup) and then re-synced. "process wall" includes Node + tsx start-up of \`bin/dataset-sync.mjs\`; "engine" is summary.durationMs. Requests are counted by the service.`,
+      `${sets} accepted sets, ${sets * 4} files of 1 KiB, synced once (setup) and then re-synced. "process wall" includes the start-up of \`bin/dataset-sync.mjs\` (Node loading the CLI bundle out/cli/main.mjs); "engine" is summary.durationMs. Requests are counted by the service.`,
       '',
       ...table(['run', 'process wall (s)', 'engine (s)', 'requests', 'page requests', 'bytes hashed', 'peak RSS MB'], rows),
       '',
@@ -74,6 +101,7 @@ export async function scenarioMetadata(ctx: BenchContext): Promise<MetadataResul
         ],
       },
       rssKb: [initial, ...noop.map((n) => n.run), ...full.map((f) => f.run)].map((r) => r.maxRssKb ?? NaN),
+      bySetCount,
     };
   } finally {
     await svc.stop();
