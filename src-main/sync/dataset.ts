@@ -7,7 +7,8 @@ import type { CollectionDetail, SetRecord } from '../api/types';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomic';
 import { scratchDir, setDir } from './layout';
 import { ensureRealDir } from './safe-dirs';
-import type { FileEntry, FileFingerprint, IndexFingerprint } from './state';
+import type { LocalSet } from './set-store';
+import type { FileFingerprint, IndexFingerprint } from './state';
 
 export const MANIFEST_COLUMNS = [
   'set_id',
@@ -61,7 +62,10 @@ export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
 
 export async function writeSetJson(dest: string, set: SetRecord, checkedDirs?: Set<string>): Promise<void> {
   // Part by part with lstat: a symlinked sets/ or sets/<id> must not take the set's files elsewhere.
-  const dir = await ensureRealDir(dest, path.relative(dest, setDir(dest, set.id)), checkedDirs);
+  // Only sets/ is remembered in `checkedDirs`: each set folder is visited once per sync, so
+  // remembering those too would only make memory grow with the set count.
+  const setsDir = await ensureRealDir(dest, path.relative(dest, path.dirname(setDir(dest, set.id))), checkedDirs);
+  const dir = await ensureRealDir(setsDir, String(set.id));
   // Synchronous: a small file per set, thousands per sync (bench scenario 2).
   writeJsonAtomicSync(path.join(dir, 'set.json'), pseudonymousSet(set), 0o644, scratchDir(dest));
 }
@@ -82,21 +86,16 @@ export function csvField(v: string | number | boolean | null): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Entries sorted by set id then slot, so the files are stable across syncs. */
-function sortedEntries(files: Record<string, FileEntry>): Array<[string, FileEntry]> {
-  return Object.entries(files).sort(([, a], [, b]) => a.setId - b.setId || a.slotIndex - b.slotIndex);
-}
-
 /** Rows buffered per write: keeps the strings held at once small whatever the file count. */
 const INDEX_BATCH_ROWS = 2000;
 
 /**
  * Writes manifest.csv and SHA256SUMS atomically (temp files under DEST/.dataset-sync/tmp, then
- * rename), streamed in batches of rows. Returns their size and mtime as renamed, so a later sync
- * can tell they are still exactly what we wrote.
+ * rename), streamed in batches of rows. `sets` come in set-id order (SetStore.all) and rows are
+ * sorted by slot within a set, so the files are stable across syncs. Returns their size and
+ * mtime as renamed, so a later sync can tell they are still exactly what we wrote.
  */
-export async function writeManifestAndSums(dest: string, files: Record<string, FileEntry>): Promise<IndexFingerprint> {
-  const entries = sortedEntries(files);
+export async function writeManifestAndSums(dest: string, sets: Iterable<LocalSet>): Promise<IndexFingerprint> {
   const tag = randomBytes(4).toString('hex');
   const manifestTmp = path.join(scratchDir(dest), `.manifest.csv.${tag}.tmp`);
   const sumsTmp = path.join(scratchDir(dest), `.SHA256SUMS.${tag}.tmp`);
@@ -108,18 +107,23 @@ export async function writeManifestAndSums(dest: string, files: Record<string, F
     sumsFh = await fs.open(sumsTmp, 'wx', 0o644);
     let csv = MANIFEST_COLUMNS.join(',') + '\n';
     let sums = '';
-    for (let i = 0; i < entries.length; i++) {
-      const [rel, f] = entries[i]!;
-      csv +=
-        [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt]
-          .map(csvField)
-          .join(',') + '\n';
-      sums += `${f.sha256}  ${rel}\n`;
-      if ((i + 1) % INDEX_BATCH_ROWS === 0) {
+    let rows = 0;
+    for (const set of sets) {
+      const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+      for (const [rel, f] of entries) {
+        csv +=
+          [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt]
+            .map(csvField)
+            .join(',') + '\n';
+        sums += `${f.sha256}  ${rel}\n`;
+        rows++;
+      }
+      if (rows >= INDEX_BATCH_ROWS) {
         await csvFh.write(csv);
         await sumsFh.write(sums);
         csv = '';
         sums = '';
+        rows = 0;
       }
     }
     if (csv) await csvFh.write(csv);

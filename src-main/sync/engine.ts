@@ -18,7 +18,8 @@ import { checkFilename, isPositiveId } from './names';
 import { ProgressTracker } from './progress';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
 import { withRetry, type RetryPolicy } from './retry';
-import { loadState, saveState, type EngineState, type FileEntry } from './state';
+import { emptyLocalSet, SetStore, type FileEntry, type LocalSet } from './set-store';
+import { loadState, saveState, type EngineState, type LegacyState } from './state';
 import { TaskPool } from './task-pool';
 import { FileFailedError, transferFile, type TransferStats } from './transfer';
 import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
@@ -72,6 +73,8 @@ export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => v
 
 interface SetProgress {
   set: SetRecord;
+  /** The set's record, updated as its files verify; written to the store on every change. */
+  local: LocalSet;
   outstanding: number;
   failures: string[];
 }
@@ -86,21 +89,20 @@ class SyncRun {
   private readonly summary: SyncSummary;
   private fatal: Fatal | undefined;
   private state!: EngineState;
+  private store: SetStore | undefined;
   private client: DeliveryClient | undefined;
   private progress: ProgressTracker;
   private lastSave = 0;
   private lastSaveMs = 0;
   private saving: Promise<void> = Promise.resolve();
   private maxUpdatedAt: string | null = null;
-  /** state.files keys by set id, so per-set work does not scan every file of the collection (10,000 sets x 40,000 files was quadratic). */
-  private readonly filesBySet = new Map<number, Set<string>>();
   private dest = '';
   private consentsDir = '';
   /** True once DEST is locked and its state is ours to write. */
   private started = false;
   /**
-   * Whether this run changed the state (else the final save is skipped: the bytes would be the
-   * same). Every mutation of `this.state` goes through touch()/touchFiles().
+   * Whether this run changed the head state (else the final save is skipped: the bytes would be
+   * the same). Every mutation of `this.state` goes through touch()/touchFiles().
    */
   private stateDirty = false;
   /** Folders under DEST made and checked (lstat, part by part) in this sync; see ensureRealDir. */
@@ -143,10 +145,29 @@ class SyncRun {
     this.stateDirty = true;
   }
 
-  /** `state.files` changed: manifest.csv and SHA256SUMS no longer match it. */
-  private touchFiles(): void {
+  /** A set record changed: written to the store, and manifest.csv and SHA256SUMS no longer match. */
+  private putLocal(local: LocalSet): void {
+    this.store!.put(local);
     this.stateDirty = true;
     this.state.index = undefined;
+  }
+
+  /** A version 1 state held every file entry in state.json: move them into the set store, once. */
+  private migrateLegacy(legacy: LegacyState): void {
+    const byId = new Map<number, LocalSet>();
+    const local = (id: number) => {
+      let rec = byId.get(id);
+      if (!rec) byId.set(id, (rec = emptyLocalSet(id)));
+      return rec;
+    };
+    for (const [id, s] of Object.entries(legacy.sets)) {
+      const rec = local(Number(id));
+      Object.assign(rec, { updatedAt: s.updatedAt, isGold: s.isGold, complete: s.complete });
+      if (s.leftAccepted !== undefined) rec.leftAccepted = s.leftAccepted;
+    }
+    for (const [rel, entry] of Object.entries(legacy.files)) local(entry.setId).files[rel] = entry;
+    for (const rec of byId.values()) if (isPositiveId(rec.id)) this.putLocal(rec);
+    this.store!.flush();
   }
 
   private emit(e: SyncEvent): void {
@@ -207,8 +228,10 @@ class SyncRun {
         await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
         lock = await acquireLock(v.dest);
         await resetScratchDir(v.dest);
-        this.state = await loadState(v.dest);
-        for (const [rel, entry] of Object.entries(this.state.files)) this.indexFile(rel, entry.setId);
+        const loaded = await loadState(v.dest);
+        this.state = loaded.state;
+        this.store = SetStore.open(v.dest);
+        if (loaded.legacy) this.migrateLegacy(loaded.legacy);
       } catch (e) {
         if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message, exitCode: 2 };
         else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message, exitCode: 2 };
@@ -366,25 +389,13 @@ class SyncRun {
 
   private markNotServed(id: number, reason: string): void {
     if (!this.summary.setsNotServed.includes(id)) this.summary.setsNotServed.push(id);
-    const local = this.state.sets[String(id)];
-    this.emit({ type: 'set', setId: id, state: 'not_served', files: this.localFileCount(id), isGold: local?.isGold ?? false, reason });
-  }
-
-  private localFileCount(setId: number): number {
-    return this.filesBySet.get(setId)?.size ?? 0;
-  }
-
-  private indexFile(rel: string, setId: number): void {
-    let paths = this.filesBySet.get(setId);
-    if (!paths) this.filesBySet.set(setId, (paths = new Set()));
-    paths.add(rel);
+    const local = this.store!.get(id);
+    this.emit({ type: 'set', setId: id, state: 'not_served', files: local ? Object.keys(local.files).length : 0, isGold: local?.isGold ?? false, reason });
   }
 
   /** --full: local sets the walk did not return are reported; their files are kept. */
   private reportNotServed(): void {
-    const local = new Set<number>(Object.keys(this.state.sets).map(Number));
-    for (const f of Object.values(this.state.files)) local.add(f.setId);
-    for (const id of [...local].sort((a, b) => a - b)) {
+    for (const id of this.store!.ids()) {
       if (!this.seen.has(id)) this.markNotServed(id, 'no longer served as accepted; local files are kept');
     }
   }
@@ -405,9 +416,10 @@ class SyncRun {
     if (set.status !== 'accepted') {
       // Documented choice: a set that left accepted keeps its local files (reported, not deleted).
       this.dropPending(set.id);
-      const local = this.state.sets[String(set.id)];
+      const local = this.store!.get(set.id);
       if (local && local.leftAccepted !== set.status) {
         local.leftAccepted = set.status;
+        this.store!.put(local);
         this.touch();
       }
       this.markNotServed(set.id, `the set is now "${set.status}"; local files are kept`);
@@ -425,7 +437,7 @@ class SyncRun {
       throw localFsError(e, `write set.json of set ${set.id}`);
     });
 
-    const sp: SetProgress = { set, outstanding: 1, failures: [] };
+    const sp: SetProgress = { set, local: this.store!.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [] };
     const refs = participantRefs(set);
     const names = new Set<string>();
     for (const file of set.files) {
@@ -437,12 +449,12 @@ class SyncRun {
       }
       names.add(file.filename);
       const rel = relFilePath(set.id, file.filename);
-      const entry = this.state.files[rel];
+      const entry = sp.local.files[rel];
       if (entry && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes && (await this.unchangedOnDisk(rel, entry))) {
         const meta = this.entryMeta(set, file, refs);
         if (!sameMeta(entry, meta)) {
           Object.assign(entry, meta);
-          this.touchFiles();
+          this.putLocal(sp.local);
         }
         this.summary.filesUpToDate++;
         this.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
@@ -511,7 +523,7 @@ class SyncRun {
     const finalPath = path.join(this.dest, rel);
     try {
       if (this.signal.aborted) return;
-      const known = this.state.files[rel];
+      const known = sp.local.files[rel];
       const adoptedMtime = known?.sha256 === file.sha256 || !known ? await this.adoptExisting(finalPath, file) : null;
       let mtimeMs: number;
       if (adoptedMtime !== null) {
@@ -534,9 +546,8 @@ class SyncRun {
         ));
         this.summary.filesDownloaded++;
       }
-      this.state.files[rel] = { ...this.entryMeta(set, file, refs), mtimeMs, downloadedAt: new Date().toISOString() };
-      this.touchFiles();
-      this.indexFile(rel, set.id);
+      sp.local.files[rel] = { ...this.entryMeta(set, file, refs), mtimeMs, downloadedAt: new Date().toISOString() };
+      this.putLocal(sp.local);
       this.progress.filesDone++;
       this.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
       this.saveStateSoon();
@@ -561,15 +572,14 @@ class SyncRun {
           sp.failures.push(`consent id ${ref.id} is not a positive integer`);
           continue;
         }
-        if (this.state.consents[String(ref.id)] && (await consentStored(this.consentsDir, ref.id))) continue;
+        // A record under its final name was written whole (temp file + rename): nothing to fetch.
+        if (await consentStored(this.consentsDir, ref.id)) continue;
         try {
           const record = await withRetry(this.policy, () => this.client!.getConsent(ref.url, this.signal), { signal: this.signal });
           if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
           await writeConsent(this.consentsDir, ref.id, record).catch((e) => {
             throw localFsError(e, `write consent ${ref.id}`);
           });
-          this.state.consents[String(ref.id)] = true;
-          this.touch();
         } catch (e) {
           if (this.absorbFatal(e) || this.isAbort(e)) return;
           const reason = `consent ${ref.id}: ${(e as Error).message}`;
@@ -590,42 +600,37 @@ class SyncRun {
       return;
     }
     if (sp.failures.length === 0) {
-      this.removeReplacedFiles(set);
-      this.setSetEntry(set, true);
+      this.removeReplacedFiles(sp);
+      this.setSetEntry(sp, true);
       this.dropPending(set.id);
       this.summary.setsComplete++;
       this.emit({ type: 'set', setId: set.id, state: 'complete', files: set.files.length, isGold: set.is_gold });
     } else {
-      this.setSetEntry(set, false);
+      this.setSetEntry(sp, false);
       this.addPending(set.id);
       this.summary.setsFailed++;
       this.emit({ type: 'set', setId: set.id, state: 'failed', files: set.files.length, isGold: set.is_gold, reason: sp.failures.slice(0, 3).join('; ') });
     }
   }
 
-  private setSetEntry(set: SetRecord, complete: boolean): void {
-    const old = this.state.sets[String(set.id)];
-    if (old && old.updatedAt === set.updated_at && old.isGold === set.is_gold && old.complete === complete && old.leftAccepted === undefined) return;
-    this.state.sets[String(set.id)] = { updatedAt: set.updated_at, isGold: set.is_gold, complete };
+  private setSetEntry(sp: SetProgress, complete: boolean): void {
+    const { set, local } = sp;
+    if (local.updatedAt === set.updated_at && local.isGold === set.is_gold && local.complete === complete && local.leftAccepted === undefined) return;
+    Object.assign(local, { updatedAt: set.updated_at, isGold: set.is_gold, complete });
+    delete local.leftAccepted;
+    this.store!.put(local);
     this.touch();
   }
 
   /** An edit that renamed a slot's file (e.g. a new extension) replaces the old file of that slot. */
-  private removeReplacedFiles(set: SetRecord): void {
-    const paths = this.filesBySet.get(set.id);
-    if (!paths) return;
+  private removeReplacedFiles(sp: SetProgress): void {
+    const { set, local } = sp;
     const current = new Map(set.files.map((f) => [f.slot_index, relFilePath(set.id, f.filename)]));
-    for (const rel of [...paths]) {
-      const entry = this.state.files[rel];
-      if (!entry || entry.setId !== set.id) {
-        paths.delete(rel);
-        continue;
-      }
+    for (const [rel, entry] of Object.entries(local.files)) {
       const now = current.get(entry.slotIndex);
       if (now !== undefined && now !== rel) {
-        delete this.state.files[rel];
-        this.touchFiles();
-        paths.delete(rel);
+        delete local.files[rel];
+        this.putLocal(local);
         void fs.rm(path.join(this.dest, rel), { force: true }).catch(() => undefined);
       }
     }
@@ -639,6 +644,7 @@ class SyncRun {
     this.saving = this.saving
       .then(async () => {
         const t = Date.now();
+        this.store!.flush();
         await saveState(this.dest, this.state);
         this.lastSaveMs = Date.now() - t;
       })
@@ -646,33 +652,39 @@ class SyncRun {
   }
 
   /**
-   * Drops state entries whose file is gone, then rewrites manifest.csv and SHA256SUMS — unless
-   * nothing in `files` changed since we last wrote them and both are still as written: then the
-   * rewrite would produce identical bytes, and skipping it is what makes a no-op sync cheap.
+   * Drops file entries whose file is gone, then rewrites manifest.csv and SHA256SUMS — unless no
+   * set record changed since we last wrote them (sets.jsonl has the same size) and both are still
+   * as written: then the rewrite would produce identical bytes, and skipping it is what makes a
+   * no-op sync cheap. Records are read one set at a time, so memory stays flat in the set count.
    *
    * The presence check uses lstatSync: at the end of a sync nothing else is in flight, and 40,000
    * synchronous lstat calls take ~0.1 s where 40,000 promise-based ones took ~0.7 s of CPU.
    * lstat, not stat: a final file swapped for a symlink is not a verified file and is not listed.
    */
   private async writeDatasetIndex(): Promise<void> {
-    const files = this.state.files;
-    let removed = 0;
-    for (const rel in files) {
-      let present = false;
-      try {
-        present = lstatSync(path.join(this.dest, rel), { throwIfNoEntry: false })?.isFile() === true;
-      } catch {
-        present = false; // e.g. ENOTDIR when sets/<id> was replaced by a file
+    const store = this.store!;
+    for (const local of store.all()) {
+      let removed = false;
+      for (const rel in local.files) {
+        let present = false;
+        try {
+          present = lstatSync(path.join(this.dest, rel), { throwIfNoEntry: false })?.isFile() === true;
+        } catch {
+          present = false; // e.g. ENOTDIR when sets/<id> was replaced by a file
+        }
+        if (!present) {
+          // Deleted by the user: no longer part of the dataset; the next sync of its set brings it back.
+          delete local.files[rel];
+          removed = true;
+        }
       }
-      if (!present) {
-        // Deleted by the user: no longer part of the dataset; the next sync of its set brings it back.
-        delete files[rel];
-        removed++;
-      }
+      if (removed) this.putLocal(local);
     }
-    if (removed > 0) this.touchFiles();
-    if (indexUnchanged(this.dest, this.state.index)) return;
-    this.state.index = await writeManifestAndSums(this.dest, files);
+    store.compactIfWasteful();
+    const index = this.state.index;
+    if (index && index.logBytes === store.logBytes && indexUnchanged(this.dest, index)) return;
+    const written = await writeManifestAndSums(this.dest, store.all());
+    this.state.index = { ...written, logBytes: store.logBytes };
     this.touch();
   }
 
@@ -696,6 +708,7 @@ class SyncRun {
       }
       s.watermark = this.state.watermark;
     }
+    this.store?.close();
     s.bytesDownloaded = this.stats.bytesDownloaded;
     s.bytesHashed = this.stats.bytesHashed;
     s.requests = this.client?.requestCount ?? 0;
