@@ -2,47 +2,33 @@
 // nothing unverified under a final name.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/index';
-import { expectDatasetMatches, listFiles, mainCollection, servedSets, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { expectDatasetMatches, listFiles, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
-let svc: Service;
-let root: string;
-let collectionId: number;
 const FILE_SIZE = 32 * 1024;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: FILE_SIZE, slots: 2, seed: 11 }));
-  collectionId = mainCollection(svc).collectionId;
-});
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await svc.admin.clearFaults();
-});
+const env = useService({ sets: 3, fileSize: FILE_SIZE, slots: 2, seed: 11 });
 
 async function syncWithFault(fault: Fault, times: number, pathRe = '^/files/') {
   const dir = await tempDir('dsync-fault-');
   const dest = path.join(dir, 'ds');
   try {
-    await svc.admin.addFault({ path: pathRe }, fault, times);
-    await svc.admin.resetStats();
-    const result = await sync(svc, dest);
+    await env.svc.admin.addFault({ path: pathRe }, fault, times);
+    await env.svc.admin.resetStats();
+    const result = await sync(env.svc, dest);
     expect(result.summary.fatal).toBeUndefined();
     expect(result.summary.exitCode).toBe(0);
-    await expectDatasetMatches(svc, dest, collectionId);
+    await expectDatasetMatches(env.svc, dest, env.collectionId);
     expect((await sha256sumCheck(dest)).code).toBe(0);
     expect(await listFiles(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
-    return { ...result, stats: await svc.admin.stats() };
+    return { ...result, stats: await env.svc.admin.stats() };
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
 
 async function firstFileId(): Promise<number> {
-  return (await servedSets(svc, collectionId))[0]!.files[0]!.id;
+  return (await servedSets(env.svc, env.collectionId))[0]!.files[0]!.id;
 }
 
 describe('faults on file downloads', () => {
@@ -89,7 +75,7 @@ describe('faults on file downloads', () => {
 
   it('a server ignoring Range on resume (200) starts over', async () => {
     const id = await firstFileId();
-    await svc.admin.addFault({ path: `^/files/${id}$` }, { type: 'truncate', afterBytes: 12_000 }, 1);
+    await env.svc.admin.addFault({ path: `^/files/${id}$` }, { type: 'truncate', afterBytes: 12_000 }, 1);
     const r = await syncWithFault({ type: 'ignore_range' }, 2, `^/files/${id}$`);
     expect(r.summary.filesDownloaded).toBe(6);
   });
@@ -99,8 +85,8 @@ describe('faults on file downloads', () => {
     const dest = path.join(dir, 'ds');
     try {
       const id = await firstFileId();
-      await svc.admin.addFault({ path: `^/files/${id}$` }, { type: 'status', status: 500 });
-      const first = await sync(svc, dest);
+      await env.svc.admin.addFault({ path: `^/files/${id}$` }, { type: 'status', status: 500 });
+      const first = await sync(env.svc, dest);
       expect(first.summary.exitCode).toBe(1);
       expect(first.summary.filesFailed).toBe(1);
       expect(first.summary.setsFailed).toBe(1);
@@ -108,12 +94,12 @@ describe('faults on file downloads', () => {
       const sums = await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8');
       expect(sums.trim().split('\n')).toHaveLength(5);
       expect((await sha256sumCheck(dest)).code).toBe(0);
-      await svc.admin.clearFaults();
+      await env.svc.admin.clearFaults();
       // Move the watermark out of the way: the failed set must come back through the pending list.
-      const second = await sync(svc, dest);
+      const second = await sync(env.svc, dest);
       expect(second.summary.exitCode).toBe(0);
       expect(second.summary.filesDownloaded).toBe(1);
-      await expectDatasetMatches(svc, dest, collectionId);
+      await expectDatasetMatches(env.svc, dest, env.collectionId);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -129,17 +115,17 @@ describe('faults on the walk', () => {
     const dir = await tempDir('dsync-fault-');
     const dest = path.join(dir, 'ds');
     try {
-      expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+      expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
       const sumsBefore = await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8');
-      await svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: '{"sets": [ {"id": 1,' }, 1);
-      const { summary } = await sync(svc, dest);
+      await env.svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: '{"sets": [ {"id": 1,' }, 1);
+      const { summary } = await sync(env.svc, dest);
       expect(summary.exitCode).toBe(4);
       expect(summary.fatal?.kind).toBe('malformed');
       expect(summary.fatal?.message).toMatch(/not valid JSON/);
       expect(await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8')).toBe(sumsBefore);
       expect((await sha256sumCheck(dest)).code).toBe(0);
-      await svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: '{"sets": [], "page": 1, "per_page": 200, "total": "x", "has_more": false}' }, 1);
-      const again = await sync(svc, dest);
+      await env.svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: '{"sets": [], "page": 1, "per_page": 200, "total": "x", "has_more": false}' }, 1);
+      const again = await sync(env.svc, dest);
       expect(again.summary.exitCode).toBe(4);
       expect(again.summary.fatal?.message).toContain('total');
     } finally {

@@ -4,9 +4,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSha256Stream, hashWorkerLimit, runningHashWorkers, WORKER_HASH_MIN_BYTES } from '../../src-main/sync/sha256-stream';
-import { expectDatasetMatches, mainCollection, servedSets, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { expectDatasetMatches, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 const saved = process.env.DATASET_SYNC_HASH_WORKERS;
 beforeAll(() => {
@@ -62,29 +62,15 @@ describe('createSha256Stream', () => {
 });
 
 describe('sync with the hash on a worker', () => {
-  let svc: Service;
-  let root: string;
-  let collectionId: number;
-
-  beforeAll(async () => {
-    ({ svc, root } = await startService({ sets: 2, fileSize: WORKER_HASH_MIN_BYTES + 1024 * 1024 + 3, slots: 2, seed: 5 }));
-    collectionId = mainCollection(svc).collectionId;
-  });
-  afterAll(async () => {
-    await svc?.close();
-    await fs.rm(root, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    await svc.admin.clearFaults();
-  });
+  const env = useService({ sets: 2, fileSize: WORKER_HASH_MIN_BYTES + 1024 * 1024 + 3, slots: 2, seed: 5 });
 
   async function syncOnce(): Promise<Awaited<ReturnType<typeof sync>>> {
     const dir = await tempDir('dsync-hashworker-');
     const dest = path.join(dir, 'ds');
     try {
-      const r = await sync(svc, dest);
+      const r = await sync(env.svc, dest);
       expect(r.summary.exitCode).toBe(0);
-      await expectDatasetMatches(svc, dest, collectionId);
+      await expectDatasetMatches(env.svc, dest, env.collectionId);
       expect((await sha256sumCheck(dest)).code).toBe(0);
       expect(await fs.readdir(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
       return r;
@@ -94,7 +80,8 @@ describe('sync with the hash on a worker', () => {
   }
 
   it('verifies every file, resumes a cut transfer (held bytes hashed on the worker) and catches a flipped byte', async () => {
-    const sets = await servedSets(svc, collectionId);
+    const { svc } = env;
+    const sets = await servedSets(svc, env.collectionId);
     const files = sets.flatMap((s) => s.files);
     const total = files.reduce((a, f) => a + f.size_bytes, 0);
     const [cut, flipped] = files;

@@ -6,6 +6,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startReferenceService } from '../../src-service/index';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-main/sync/events';
@@ -28,6 +29,27 @@ export async function startService(opts: { sets?: number; fileSize?: number; slo
     slots: opts.slots ?? 3,
   });
   return { svc, root };
+}
+
+/**
+ * A reference service for the enclosing describe block (or file): started before its tests,
+ * faults cleared after each test, closed and its data removed at the end. Read the fields inside
+ * tests and hooks only (they are set by beforeAll).
+ */
+export function useService(opts: Parameters<typeof startService>[0] = {}): { svc: Service; collectionId: number } {
+  const ctx = {} as { svc: Service; collectionId: number; root?: string };
+  beforeAll(async () => {
+    const started = await startService(opts);
+    Object.assign(ctx, started, { collectionId: mainCollection(started.svc).collectionId });
+  });
+  afterEach(async () => {
+    await ctx.svc?.admin.clearFaults();
+  });
+  afterAll(async () => {
+    await ctx.svc?.close();
+    if (ctx.root) await fs.rm(ctx.root, { recursive: true, force: true });
+  });
+  return ctx;
 }
 
 export function mainCollection(svc: Service): { apiKey: string; collectionId: number } {

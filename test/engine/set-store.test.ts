@@ -2,9 +2,9 @@
 // migration from the version 1 state that held every file entry in state.json.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/set-store';
-import { expectDatasetMatches, mainCollection, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { expectDatasetMatches, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 function record(id: number, files = 2, tag = 'a'): LocalSet {
   const rec = emptyLocalSet(id);
@@ -114,17 +114,10 @@ describe('SetStore', () => {
 });
 
 describe('a dataset synced by the version 1 engine (every file entry in state.json)', () => {
-  let svc: Service;
-  let root: string;
-  beforeAll(async () => {
-    ({ svc, root } = await startService({ sets: 5, slots: 3, seed: 21 }));
-  });
-  afterAll(async () => {
-    await svc?.close();
-    await fs.rm(root, { recursive: true, force: true });
-  });
+  const env = useService({ sets: 5, slots: 3, seed: 21 });
 
   it('is migrated without downloading or hashing anything again', async () => {
+    const { svc } = env;
     const dir = await tempDir('dsync-migrate-');
     const dest = path.join(dir, 'ds');
     try {
@@ -159,7 +152,7 @@ describe('a dataset synced by the version 1 engine (every file entry in state.js
       const migrated = SetStore.open(dest);
       expect([...migrated.all()]).toEqual(records);
       migrated.close();
-      await expectDatasetMatches(svc, dest, mainCollection(svc).collectionId);
+      await expectDatasetMatches(svc, dest, env.collectionId);
       expect((await sha256sumCheck(dest)).code).toBe(0);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
