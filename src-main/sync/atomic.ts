@@ -5,8 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, openSync, promises as fs, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
+/** `.<name>.<pid>-<random>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
 function tempPathFor(target: string, tmpDir: string): string {
-  return path.join(tmpDir, `.${path.basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
+  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** The writer's pid in a temp name made by tempPathFor; null for any other name. */
+export function tempFileWriterPid(name: string): number | null {
+  const m = /^\..+\.(\d+)-[0-9a-f]{8}\.tmp$/.exec(name);
+  return m ? Number(m[1]) : null;
 }
 
 export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<void> {

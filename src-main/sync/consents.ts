@@ -3,12 +3,26 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ConsentRecord } from '../api/types';
-import { writeJsonAtomicSync } from './atomic';
+import { tempFileWriterPid, writeJsonAtomicSync } from './atomic';
+import { processAlive } from './lock';
 
 export async function ensureConsentsDir(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by the umask and ignored for an existing folder: set it explicitly.
   await fs.chmod(dir, 0o700);
+  await removeOrphanTemps(dir);
+}
+
+/**
+ * A sync killed while writing a record leaves its temp file (0600, but holding real names)
+ * beside the records. Temp names carry the writer's pid; those of processes no longer running
+ * are removed. A live writer's temp (another sync sharing this consents folder) is left alone.
+ */
+async function removeOrphanTemps(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir)) {
+    const pid = tempFileWriterPid(name);
+    if (pid !== null && pid !== process.pid && !processAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
+  }
 }
 
 /**

@@ -18,7 +18,8 @@ interface LockInfo {
   startedAt: string;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs on this host (EPERM: it exists but is not ours). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -57,7 +58,7 @@ export async function acquireLock(dest: string): Promise<Lock> {
       }
       throw new LockHeldError(`Another sync appears to be starting in ${dest} (lock file ${file} is being written).`);
     }
-    const stale = held.host === os.hostname() && typeof held.pid === 'number' && !alive(held.pid);
+    const stale = held.host === os.hostname() && typeof held.pid === 'number' && !processAlive(held.pid);
     if (stale) {
       await fs.rm(file, { force: true });
       continue;

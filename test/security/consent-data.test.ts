@@ -1,6 +1,7 @@
 // Real names live only in the consents folder: no signer name anywhere under DEST (every file,
 // engine state and history included); the consents folder is 0700 and its files 0600, even
 // when the folder existed before with wider permissions.
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -65,4 +66,22 @@ it('refuses a consents folder inside DEST (exit 2) before writing anything', asy
   expect(summary.exitCode).toBe(2);
   expect(summary.fatal?.message).toMatch(/must not be inside the dataset folder/);
   expect(await listFiles(dest)).toEqual([]);
+});
+
+it('removes temp records left by a killed sync, never one of a sync still running', async () => {
+  const dest = path.join(work, 'orphans');
+  const consentsDir = `${dest}.consents`;
+  await fs.mkdir(consentsDir, { recursive: true });
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // exited: its pid names no process now
+  const orphan = path.join(consentsDir, `.777.json.${dead}-0123abcd.tmp`);
+  const live = path.join(consentsDir, `.778.json.${process.pid}-89abcdef.tmp`);
+  const foreign = path.join(consentsDir, 'notes.txt');
+  for (const f of [orphan, live, foreign]) await fs.writeFile(f, '{"signer_name":"x"}', { mode: 0o600 });
+  const { summary } = await sync(svc, dest);
+  expect(summary.exitCode).toBe(0);
+  const left = await fs.readdir(consentsDir);
+  expect(left).not.toContain(path.basename(orphan));
+  expect(left).toContain(path.basename(live));
+  expect(left).toContain('notes.txt');
+  expect(left.filter((f) => f.endsWith('.tmp'))).toEqual([path.basename(live)]);
 });
