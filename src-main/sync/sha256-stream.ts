@@ -87,7 +87,9 @@ class HashWorker {
   dead = false;
 
   private constructor(private readonly worker: Worker) {
-    worker.unref(); // an idle worker never keeps the CLI or a test process alive
+    // Referenced only while a stream is open: an awaited digest keeps the process alive, an idle
+    // worker never keeps the CLI or a test process from exiting.
+    worker.unref();
     worker.on('message', (m: WorkerReply) => {
       // A hashed block goes back to the pool even when its stream was discarded meanwhile.
       if (m.op === 'hashed') blockPool.release(m.slot);
@@ -116,11 +118,14 @@ class HashWorker {
   open(handlers: StreamHandlers): number {
     const id = this.nextId++;
     this.streams.set(id, handlers);
+    if (this.streams.size === 1) this.worker.ref();
     return id;
   }
 
   close(id: number, drop: boolean): void {
-    if (this.streams.delete(id) && drop) this.post({ op: 'drop', id });
+    if (!this.streams.delete(id)) return;
+    if (drop) this.post({ op: 'drop', id });
+    if (this.streams.size === 0) this.worker.unref();
   }
 
   post(message: object): void {

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSha256Stream, hashWorkerLimit, runningHashWorkers, WORKER_HASH_MIN_BYTES } from '../../src-main/sync/sha256-stream';
-import { expectDatasetMatches, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { expectDatasetMatches, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 const saved = process.env.DATASET_SYNC_HASH_WORKERS;
 beforeAll(() => {
@@ -95,5 +95,22 @@ describe('sync with the hash on a worker', () => {
     // The cut file was resumed (its held bytes hashed again), the flipped one sent twice in full.
     expect(summary.bytesDownloaded).toBe(total + flipped!.size_bytes);
     expect(summary.bytesHashed).toBe(total + flipped!.size_bytes + 2 * 1024 * 1024 + 11);
+  });
+
+  it('the CLI with DATASET_SYNC_HASH_WORKERS=1 syncs and verifies every file', async () => {
+    const dir = await tempDir('dsync-hashworker-cli-');
+    const dest = path.join(dir, 'ds');
+    try {
+      const { svc, collectionId } = env;
+      const r = await runCli(['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json'], {
+        env: { DATASET_SYNC_API_KEY: mainCollection(svc).apiKey, DATASET_SYNC_HASH_WORKERS: '1' },
+      });
+      expect(r.code).toBe(0);
+      const summary = parseNdjson(r.stdout).find((e) => e.type === 'summary');
+      expect(summary?.type === 'summary' && summary.summary.filesDownloaded).toBe(4);
+      await expectDatasetMatches(svc, dest, collectionId);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
