@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLI, expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+import { CLI, expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, sha256sumCheck, tempDir, useService } from '../engine/helpers';
 import { checkDatasetInvariants, seededRandom, servedFileHashes } from './support';
 
 const SETS = 13;
@@ -16,17 +16,13 @@ const FILE_SIZE = 3 * 1024 * 1024; // 13 x 4 x 3 MiB = 156 MiB
 const KILLS = 10;
 const SEED = 20240611;
 
-let svc: Service;
-let root: string;
+const env = useService({ sets: SETS, fileSize: FILE_SIZE, slots: SLOTS, seed: 77 });
 let work: string;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: SETS, fileSize: FILE_SIZE, slots: SLOTS, seed: 77 }));
   work = await tempDir('dsync-crash-');
-}, 120_000);
+});
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -52,10 +48,11 @@ function startSync(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 it('survives 10+ SIGKILLs at random moments and converges to the served dataset', { timeout: 180_000 }, async () => {
+  const { svc } = env;
   const { apiKey, collectionId } = mainCollection(svc);
   const dest = path.join(work, 'ds');
   const args = ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json', '--concurrency', '2'];
-  const env = { ...process.env, DATASET_SYNC_API_KEY: apiKey, DATASET_SYNC_RETRY_BASE_MS: '20' };
+  const childEnv = { ...process.env, DATASET_SYNC_API_KEY: apiKey, DATASET_SYNC_RETRY_BASE_MS: '20' };
   const served = await servedFileHashes(svc, collectionId);
   const datasetBytes = SETS * SLOTS * FILE_SIZE;
   expect(served.size).toBe(SETS * SLOTS);
@@ -67,7 +64,7 @@ it('survives 10+ SIGKILLs at random moments and converges to the served dataset'
   let kills = 0;
   const verifiedAfterKill: number[] = [];
   for (let run = 0; kills < KILLS && run < KILLS * 3; run++) {
-    const p = startSync(args, env);
+    const p = startSync(args, childEnv);
     await p.started;
     await sleep(50 + Math.floor(random() * 900));
     const killed = p.child.kill('SIGKILL');

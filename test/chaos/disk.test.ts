@@ -6,23 +6,17 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSync } from '../../src-main/sync/engine';
-import { expectDatasetMatches, FAST_TUNING, listFiles, mainCollection, sha256sumCheck, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { expectDatasetMatches, FAST_TUNING, listFiles, mainCollection, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 
 const FILE_SIZE = 300 * 1024; // 4 sets x 2 slots x 300 KiB = 2.4 MiB: more than the 2 MiB tmpfs
-let svc: Service;
-let root: string;
+const env = useService({ sets: 4, fileSize: FILE_SIZE, slots: 2, seed: 113 });
 let work: string;
-let collectionId: number;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 4, fileSize: FILE_SIZE, slots: 2, seed: 113 }));
-  collectionId = mainCollection(svc).collectionId;
   work = await tempDir('dsync-disk-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -38,6 +32,7 @@ function mountTmpfs(dir: string, size: string): string | null {
 
 describe('disk full', () => {
   it('a full disk stops the sync with a clear error and no corrupt file; with more space the next run completes', async (ctx) => {
+    const { svc, collectionId } = env;
     const mnt = path.join(work, 'small');
     await fs.mkdir(mnt);
     const refused = mountTmpfs(mnt, '2m');
@@ -71,6 +66,7 @@ describe('disk full', () => {
 
 describe('DEST removed during a sync', () => {
   it('ends with a clear error naming the folder; the next run rebuilds the dataset', async () => {
+    const { svc, collectionId } = env;
     const { apiKey } = mainCollection(svc);
     const dest = path.join(work, 'vanishing');
     // Each file pauses half-way, so the sync is surely mid-transfer when DEST goes.

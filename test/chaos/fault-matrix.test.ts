@@ -3,37 +3,29 @@
 // names exactly that file and why; the next run, fault cleared, completes it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/index';
-import { expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+import { expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, tempDir, useService } from '../engine/helpers';
 import type { SyncSummary } from '../../src-main/sync/events';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 
 const FILE_SIZE = 24 * 1024;
-let svc: Service;
-let root: string;
+const env = useService({ sets: 3, fileSize: FILE_SIZE, slots: 2, seed: 97 });
 let work: string;
-let apiKey: string;
-let collectionId: number;
 
 // Short back-off and watchdog so stalls and retries cost milliseconds, not the 30 s defaults.
 const FAST_ENV = { DATASET_SYNC_RETRY_BASE_MS: '20', DATASET_SYNC_MAX_ATTEMPTS: '6', DATASET_SYNC_STALL_TIMEOUT_MS: '600' };
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: FILE_SIZE, slots: 2, seed: 97 }));
-  ({ apiKey, collectionId } = mainCollection(svc));
   work = await tempDir('dsync-matrix-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await svc.admin.clearFaults();
 });
 
 async function cliSync(dest: string, concurrency: number) {
+  const { svc } = env;
+  const { apiKey, collectionId } = mainCollection(svc);
   const args = ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json', '--concurrency', String(concurrency)];
   const r = await runCli(args, { env: { DATASET_SYNC_API_KEY: apiKey, ...FAST_ENV }, timeoutMs: 60_000 });
   const last = parseNdjson(r.stdout).at(-1);
@@ -67,6 +59,7 @@ describe('fault matrix through the CLI', () => {
   for (const s of SCENARIOS) {
     for (const concurrency of [1, 8]) {
       it(`${s.name}, concurrency ${concurrency}: verified, exit 0`, async () => {
+        const { svc, collectionId } = env;
         const dest = path.join(work, `${s.name.replace(/\W+/g, '-')}-c${concurrency}`);
         for (const f of s.faults) await svc.admin.addFault({ path: f.path ?? '^/files/' }, f.fault, f.times);
         const r = await cliSync(dest, concurrency);
@@ -91,6 +84,7 @@ describe('a permanent fault on one file', () => {
   ];
   for (const p of PERMANENT) {
     it(`${p.name}: exit 1 naming exactly that file and why; the next run completes it`, async () => {
+      const { svc, collectionId } = env;
       const dest = path.join(work, `permanent-${p.name.replace(/\W+/g, '-')}`);
       const victim = (await servedSets(svc, collectionId))[1]!;
       const file = victim.files[0]!;

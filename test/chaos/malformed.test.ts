@@ -3,30 +3,17 @@
 // healthy service completes.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectDatasetMatches, listFiles, mainCollection, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { describe, expect, it } from 'vitest';
+import { expectDatasetMatches, listFiles, mainCollection, sync, tempDir, useService } from '../engine/helpers';
 
-let svc: Service;
-let root: string;
-let apiKey: string;
-let collectionId: number;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 83 }));
-  ({ apiKey, collectionId } = mainCollection(svc));
-});
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await svc.admin.clearFaults();
-});
+const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 83 });
 
 type Json = Record<string, unknown>;
 type PageJson = Json & { sets: Array<Json & { files: Json[]; participants: Json[] }> };
 
 async function servedPage(): Promise<PageJson> {
+  const { svc } = env;
+  const { apiKey, collectionId } = mainCollection(svc);
   const res = await fetch(`${svc.deliveryBaseUrl}/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`, {
     headers: { authorization: `Bearer ${apiKey}` },
   });
@@ -96,6 +83,7 @@ const CASES: Array<{ name: string; body: (page: PageJson) => string; field: RegE
 describe('malformed sets pages', () => {
   for (const c of CASES) {
     it(`${c.name}: exit 4, the field named, nothing written from it`, async () => {
+      const { svc, collectionId } = env;
       const outer = await tempDir('dsync-malformed-');
       const dest = path.join(outer, 'ds');
       try {
@@ -128,6 +116,7 @@ describe('malformed consent bodies', () => {
     ['not wrapped in "consent"', { id: 1, version: 'v1', signed_at: '2024-01-01T00:00:00Z', signer_name: 'Mallory Example' }],
   ] as const) {
     it(`${name}: its sets fail (exit 1) with a clear reason, no consent file written; the next sync completes`, async () => {
+      const { svc } = env;
       const outer = await tempDir('dsync-malformed-');
       const dest = path.join(outer, 'ds');
       try {

@@ -8,26 +8,23 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-main/sync/events';
-import { expectDatasetMatches, FAST_TUNING, mainCollection, servedSets, sha256sumCheck, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { expectDatasetMatches, FAST_TUNING, mainCollection, servedSets, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 
 // More than one page of 200 sets, one small file each.
 const SETS = 430;
-let svc: Service;
-let root: string;
+const env = useService({ sets: SETS, fileSize: 1024, slots: 1, seed: 101 });
 let work: string;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: SETS, fileSize: 1024, slots: 1, seed: 101 }));
   work = await tempDir('dsync-changes-');
-}, 60_000);
+});
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
 it('sets accepted, edited and moved out of accepted during a page walk: the next sync converges, no set missed', { timeout: 120_000 }, async () => {
+  const { svc } = env;
   const { apiKey, collectionId } = mainCollection(svc);
   const dest = path.join(work, 'ds');
   const before = (await servedSets(svc, collectionId)).map((s) => s.id);

@@ -3,33 +3,28 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+import { expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, tempDir, useService } from '../engine/helpers';
 
-let svc: Service;
-let root: string;
-let apiKey: string;
-let collectionId: number;
+const env = useService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 });
 let work: string;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 }));
-  ({ apiKey, collectionId } = mainCollection(svc));
   work = await tempDir('dsync-cli-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
-const withKey = (key = apiKey) => ({ DATASET_SYNC_API_KEY: key });
+const withKey = (key = mainCollection(env.svc).apiKey) => ({ DATASET_SYNC_API_KEY: key });
 
 function syncArgs(dest: string, ...extra: string[]): string[] {
-  return ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, ...extra];
+  return ['sync', '--base-url', env.svc.deliveryBaseUrl, '--collection', String(env.collectionId), '--dest', dest, ...extra];
 }
 
 describe('dataset-sync sync', () => {
   it('syncs with --json: NDJSON events ending with the summary, exit 0', async () => {
+    const { svc, collectionId } = env;
+    const { apiKey } = mainCollection(svc);
     const dest = path.join(work, 'json-ds');
     const r = await runCli(syncArgs(dest, '--json', '--concurrency', '3'), { env: withKey() });
     expect(r.stderr).toBe('');
@@ -57,6 +52,7 @@ describe('dataset-sync sync', () => {
   });
 
   it('human output goes to stderr and names the outcome', async () => {
+    const { apiKey } = mainCollection(env.svc);
     const dest = path.join(work, 'human-ds');
     const r = await runCli(syncArgs(dest), { env: withKey() });
     expect(r.code).toBe(0);
@@ -65,6 +61,7 @@ describe('dataset-sync sync', () => {
   });
 
   it('--full reports sets that are no longer served; --exclude-gold skips gold sets', async () => {
+    const { svc, collectionId } = env;
     const dest = path.join(work, 'full-ds');
     const gold = (await svc.admin.addSets(collectionId, { count: 1, is_gold: true }))[0]!;
     expect((await runCli(syncArgs(dest, '--exclude-gold', '--json'), { env: withKey() })).code).toBe(0);
@@ -83,6 +80,7 @@ describe('dataset-sync sync', () => {
   });
 
   it('a wrong or revoked key exits 3', async () => {
+    const { svc } = env;
     const r = await runCli(syncArgs(path.join(work, 'k-ds')), { env: withKey(svc.revokedKey) });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/401|rejected/);
@@ -104,7 +102,7 @@ describe('dataset-sync sync', () => {
   });
 
   it('usage errors exit 2 with usage on stderr', async () => {
-    for (const args of [[], ['bogus'], ['sync', '--nope'], syncArgs(path.join(work, 'c'), '--concurrency', '17'), syncArgs(path.join(work, 'c'), '--concurrency', 'x'), ['sync', '--base-url', svc.deliveryBaseUrl, '--dest', 'd']]) {
+    for (const args of [[], ['bogus'], ['sync', '--nope'], syncArgs(path.join(work, 'c'), '--concurrency', '17'), syncArgs(path.join(work, 'c'), '--concurrency', 'x'), ['sync', '--base-url', env.svc.deliveryBaseUrl, '--dest', 'd']]) {
       const r = await runCli(args, { env: withKey() });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('Usage: dataset-sync');
@@ -123,7 +121,7 @@ describe('dataset-sync sync', () => {
     const dest = path.join(work, 'mal-ds');
     expect((await runCli(syncArgs(dest), { env: withKey() })).code).toBe(0);
     const sums = await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8');
-    await svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: 'not json at all' }, 1);
+    await env.svc.admin.addFault({ path: '/sets$' }, { type: 'body', status: 200, contentType: 'application/json', body: 'not json at all' }, 1);
     const r = await runCli(syncArgs(dest), { env: withKey() });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/not valid JSON/);
@@ -143,6 +141,7 @@ describe('dataset-sync sync', () => {
 
 describe('dataset-sync collections', () => {
   it('--json lists the account collections', async () => {
+    const { svc, collectionId } = env;
     const r = await runCli(['collections', '--base-url', svc.deliveryBaseUrl, '--json'], { env: withKey() });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { collections: Array<{ id: number }> };
@@ -154,7 +153,8 @@ describe('login and logout', () => {
   const realKeyring = process.env.DATASET_SYNC_REAL_KEYRING === '1';
 
   it.runIf(realKeyring)('login stores a key read from stdin; sync then works without the env var; logout removes it', async () => {
-    const base = svc.deliveryBaseUrl;
+    const base = env.svc.deliveryBaseUrl;
+    const { apiKey } = mainCollection(env.svc);
     const login = await runCli(['login', '--base-url', base], { input: apiKey + '\n', env: { DATASET_SYNC_API_KEY: undefined } });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
@@ -170,11 +170,13 @@ describe('login and logout', () => {
   });
 
   it('login with a wrong key exits 3 and stores nothing', async () => {
-    const r = await runCli(['login', '--base-url', svc.deliveryBaseUrl], { input: 'dsk_not_a_key_000000\n', env: { DATASET_SYNC_API_KEY: undefined } });
+    const r = await runCli(['login', '--base-url', env.svc.deliveryBaseUrl], { input: 'dsk_not_a_key_000000\n', env: { DATASET_SYNC_API_KEY: undefined } });
     expect(r.code).toBe(3);
   });
 
   it.runIf(!realKeyring)('without a keychain, explains how to provide a key', async () => {
+    const { svc } = env;
+    const { apiKey } = mainCollection(svc);
     const r = await runCli(['collections', '--base-url', svc.deliveryBaseUrl], { env: { DATASET_SYNC_API_KEY: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/keychain is unavailable/);

@@ -5,21 +5,17 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLI, expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, startService, tempDir, type Service } from '../engine/helpers';
+import { CLI, expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, tempDir, useService } from '../engine/helpers';
 
 const FILE_SIZE = 3 * 1024 * 1024;
 const STALL_AFTER = 1024 * 1024;
-let svc: Service;
-let root: string;
+const env = useService({ sets: 1, fileSize: FILE_SIZE, slots: 1, seed: 3 });
 let work: string;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 1, fileSize: FILE_SIZE, slots: 1, seed: 3 }));
   work = await tempDir('dsync-resume-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -34,14 +30,15 @@ async function partBytes(dir: string): Promise<number> {
 }
 
 it('a killed sync resumes from its .part file with a Range request', async () => {
+  const { svc } = env;
   const { apiKey, collectionId } = mainCollection(svc);
   const dest = path.join(work, 'ds');
   const args = ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json'];
-  const env = { ...process.env, DATASET_SYNC_API_KEY: apiKey, DATASET_SYNC_STALL_TIMEOUT_MS: '60000' };
+  const childEnv = { ...process.env, DATASET_SYNC_API_KEY: apiKey, DATASET_SYNC_STALL_TIMEOUT_MS: '60000' };
 
   // The file stalls after 1 MiB, so the first process is surely mid-transfer when it is killed.
   await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: STALL_AFTER, ms: 60_000 }, 1);
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.resume();
   child.stderr.resume();
   const exited = new Promise((r) => child.on('close', r));

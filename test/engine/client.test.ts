@@ -1,26 +1,13 @@
 // The delivery client against the real service: answers validated, statuses mapped to kinds,
 // the key never sent off-origin nor shown in messages.
-import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDeliveryClient } from '../../src-main/api/delivery-client';
 import { ApiError } from '../../src-main/api/errors';
-import { mainCollection, startService, type Service } from './helpers';
+import { mainCollection, useService } from './helpers';
 
-let svc: Service;
-let root: string;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 5 }));
-});
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await svc.admin.clearFaults();
-});
+const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 5 });
 
 async function expectApiError(p: Promise<unknown>, kind: string, key?: string): Promise<ApiError> {
   const e = await p.then(
@@ -37,6 +24,7 @@ async function expectApiError(p: Promise<unknown>, kind: string, key?: string): 
 
 describe('delivery client', () => {
   it('reads /me, collections, sets and consents', async () => {
+    const { svc } = env;
     const { apiKey, collectionId } = mainCollection(svc);
     const c = createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey });
     try {
@@ -62,6 +50,7 @@ describe('delivery client', () => {
   });
 
   it('maps statuses to kinds and never puts the key in messages', async () => {
+    const { svc } = env;
     const { apiKey, collectionId } = mainCollection(svc);
     await expectApiError(createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey: svc.revokedKey }).me(), 'auth', svc.revokedKey);
     await expectApiError(createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey: svc.expiredKey }).me(), 'auth', svc.expiredKey);
@@ -84,6 +73,7 @@ describe('delivery client', () => {
   });
 
   it('rejects non-hex sha256 and negative sizes as malformed, naming the field', async () => {
+    const { svc } = env;
     const { apiKey, collectionId } = mainCollection(svc);
     const c = createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey });
     try {
@@ -104,6 +94,7 @@ describe('delivery client', () => {
   });
 
   it('never sends the key to another origin, and reports unreachable hosts as network errors', async () => {
+    const { svc } = env;
     const { apiKey } = mainCollection(svc);
     let sawAuth = false;
     const other = http.createServer((req, res) => {

@@ -8,7 +8,7 @@ import { promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyDataset } from '../../src-main/sync/verify';
-import { listFiles, mainCollection, sha256Of, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { listFiles, sha256Of, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 function fingerprint(file: string): string {
   const st = lstatSync(file);
@@ -16,20 +16,16 @@ function fingerprint(file: string): string {
 }
 
 describe('no-op syncs skip identical index rewrites', () => {
-  let svc: Service;
-  let root: string;
+  const env = useService({ sets: 3, fileSize: 12 * 1024, slots: 2 });
   let dest: string;
 
   beforeAll(async () => {
-    ({ svc, root } = await startService({ sets: 3, fileSize: 12 * 1024, slots: 2 }));
     dest = path.join(await tempDir('dsync-fast-'), 'ds');
-    const first = await sync(svc, dest);
+    const first = await sync(env.svc, dest);
     expect(first.summary.exitCode).toBe(0);
   });
 
   afterAll(async () => {
-    await svc?.close();
-    await fs.rm(root, { recursive: true, force: true });
     if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
   });
 
@@ -38,6 +34,7 @@ describe('no-op syncs skip identical index rewrites', () => {
   const state = () => path.join(dest, '.dataset-sync', 'state.json');
 
   it('leaves manifest.csv, SHA256SUMS and state.json as they were when nothing changed', async () => {
+    const { svc } = env;
     // The second sync may still record the index fingerprint; from then on nothing is rewritten.
     await sync(svc, dest);
     const before = [fingerprint(manifest()), fingerprint(sums()), fingerprint(state())];
@@ -49,6 +46,7 @@ describe('no-op syncs skip identical index rewrites', () => {
   });
 
   it('drops a removed file and a file swapped for a symlink from both lists', async () => {
+    const { svc } = env;
     const files = (await listFiles(path.join(dest, 'sets'))).filter((f) => !f.endsWith('set.json')).sort();
     const removed = `sets/${files[0]}`;
     const swapped = `sets/${files[1]}`;
@@ -80,6 +78,7 @@ describe('no-op syncs skip identical index rewrites', () => {
   });
 
   it('rewrites a manifest edited by hand', async () => {
+    const { svc } = env;
     await sync(svc, dest);
     const good = await fs.readFile(manifest(), 'utf8');
     await fs.writeFile(manifest(), good.replace(/\n[^\n]+\n$/, '\n'));
@@ -90,24 +89,14 @@ describe('no-op syncs skip identical index rewrites', () => {
 });
 
 describe('large files (coalesced writes, back-pressure)', () => {
-  let svc: Service;
-  let root: string;
-
-  beforeAll(async () => {
-    // Above the 1 MiB small-file threshold and the 4 MiB pause threshold of transfer.ts; odd size on purpose.
-    ({ svc, root } = await startService({ sets: 1, fileSize: 5 * 1024 * 1024 + 3, slots: 1 }));
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await fs.rm(root, { recursive: true, force: true });
-  });
+  // Above the 1 MiB small-file threshold and the 4 MiB pause threshold of transfer.ts; odd size on purpose.
+  const env = useService({ sets: 1, fileSize: 5 * 1024 * 1024 + 3, slots: 1 });
 
   it('downloads, verifies and resumes a cut transfer at the held offset', async () => {
     const dir = await tempDir('dsync-large-');
     const dest = path.join(dir, 'ds');
     try {
-      const { collectionId } = mainCollection(svc);
+      const { svc, collectionId } = env;
       const set = (await svc.admin.state()).collections.find((c) => c.id === collectionId)!.accepted_sets[0]!;
       const file = set.files[0]!;
       await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'truncate', afterBytes: 3 * 1024 * 1024 + 5 }, 1);

@@ -41,7 +41,7 @@ export function useService(opts: Parameters<typeof startService>[0] = {}): { svc
   beforeAll(async () => {
     const started = await startService(opts);
     Object.assign(ctx, started, { collectionId: mainCollection(started.svc).collectionId });
-  });
+  }, 120_000); // generating a large demo collection (the crash loop's 156 MiB) may take a while on a slow machine
   afterEach(async () => {
     await ctx.svc?.admin.clearFaults();
   });

@@ -1,22 +1,11 @@
 // Server-given file names are never used as paths unless they have the exact expected form.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkFilename } from '../../src-main/sync/names';
-import { listFiles, mainCollection, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { listFiles, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
-let svc: Service;
-let root: string;
-let collectionId: number;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 5, fileSize: 16 * 1024, slots: 2, seed: 23 }));
-  collectionId = mainCollection(svc).collectionId;
-});
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
+const env = useService({ sets: 5, fileSize: 16 * 1024, slots: 2, seed: 23 });
 
 describe('file name validation', () => {
   it('accepts only set_<own id>_slot_<slot>.<short alnum ext>', () => {
@@ -32,6 +21,7 @@ describe('file name validation', () => {
 
 describe('hostile names from the service', () => {
   it('fails those files, writes nothing outside DEST, keeps the honest files', async () => {
+    const { svc, collectionId } = env;
     const outer = await tempDir('dsync-hostile-');
     const dest = path.join(outer, 'a', 'ds');
     try {

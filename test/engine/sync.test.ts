@@ -8,21 +8,9 @@ import { readHistory } from '../../src-main/sync/history';
 import { defaultConsentsDir } from '../../src-main/sync/layout';
 import { verifyDataset } from '../../src-main/sync/verify';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
-import { expectDatasetMatches, listFiles, mainCollection, servedSets, sha256sumCheck, startService, sync, tempDir, type Service } from './helpers';
+import { expectDatasetMatches, listFiles, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
-let svc: Service;
-let root: string;
-let collectionId: number;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 6, fileSize: 24 * 1024, slots: 3 }));
-  collectionId = mainCollection(svc).collectionId;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
+const env = useService({ sets: 6, fileSize: 24 * 1024, slots: 3 });
 
 async function freshDest(): Promise<string> {
   const dir = await tempDir('dsync-dest-');
@@ -35,6 +23,7 @@ async function cleanup(dest: string): Promise<void> {
 
 describe('first sync', () => {
   it('downloads every accepted file, writes set.json without signer names, consents apart, manifest and SHA256SUMS', async () => {
+    const { svc, collectionId } = env;
     const dest = await freshDest();
     try {
       const { summary, events } = await sync(svc, dest);
@@ -114,12 +103,13 @@ describe('incremental syncs on one dataset', () => {
   let dest: string;
   beforeAll(async () => {
     dest = await freshDest();
-    const { summary } = await sync(svc, dest);
+    const { summary } = await sync(env.svc, dest);
     expect(summary.exitCode).toBe(0);
   });
   afterAll(() => cleanup(dest));
 
   it('a no-op re-sync downloads nothing, hashes nothing and walks with at most two requests', async () => {
+    const { svc } = env;
     await svc.admin.resetStats();
     const { summary } = await sync(svc, dest);
     expect(summary.exitCode).toBe(0);
@@ -135,6 +125,7 @@ describe('incremental syncs on one dataset', () => {
   });
 
   it('fetches only new accepted sets', async () => {
+    const { svc, collectionId } = env;
     const added = await svc.admin.addSets(collectionId, { count: 2 });
     await svc.admin.resetStats();
     const { summary } = await sync(svc, dest);
@@ -148,6 +139,7 @@ describe('incremental syncs on one dataset', () => {
   });
 
   it('re-downloads only the changed file of an edited set and replaces it atomically', async () => {
+    const { svc, collectionId } = env;
     const sets = await servedSets(svc, collectionId);
     const target = sets[1]!;
     const before = target.files.find((f) => f.slot_index === 2)!;
@@ -167,6 +159,7 @@ describe('incremental syncs on one dataset', () => {
   });
 
   it('keeps the files of a set that left accepted, and --full reports it as not served', async () => {
+    const { svc, collectionId } = env;
     const sets = await servedSets(svc, collectionId);
     const leaving = sets[0]!;
     await svc.admin.setStatus(leaving.id, 'rejected');
@@ -185,6 +178,7 @@ describe('incremental syncs on one dataset', () => {
   });
 
   it('verify reports missing, changed and extra files', async () => {
+    const { svc } = env;
     const clean = await verifyDataset(dest);
     expect(clean.missing).toEqual([]);
     expect(clean.changed).toEqual([]);
@@ -209,6 +203,7 @@ describe('incremental syncs on one dataset', () => {
 
 describe('gold sets and locking', () => {
   it('keeps and flags gold sets, and skips them with excludeGold', async () => {
+    const { svc, collectionId } = env;
     const gold = await svc.admin.addSets(collectionId, { count: 1, is_gold: true });
     const goldId = gold[0]!.id;
     const destA = await freshDest();
@@ -233,6 +228,7 @@ describe('gold sets and locking', () => {
   });
 
   it('refuses a second sync while the lock is held by a live process, and takes over a stale lock', async () => {
+    const { svc } = env;
     const dest = await freshDest();
     try {
       await fs.mkdir(path.join(dest, '.dataset-sync'), { recursive: true });
@@ -257,6 +253,7 @@ describe('gold sets and locking', () => {
 
 describe('cancellation', () => {
   it('an aborted sync reports cancelled, keeps partials out of final names, and the next sync completes', async () => {
+    const { svc, collectionId } = env;
     const dest = await freshDest();
     try {
       await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 4096, ms: 20_000 });

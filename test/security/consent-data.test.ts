@@ -5,24 +5,20 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listFiles, mainCollection, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { listFiles, sync, tempDir, useService } from '../engine/helpers';
 
-let svc: Service;
-let root: string;
+const env = useService({ sets: 4, fileSize: 8 * 1024, slots: 2, seed: 151 });
 let work: string;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 4, fileSize: 8 * 1024, slots: 2, seed: 151 }));
   work = await tempDir('dsync-consent-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
 it('no signer name under DEST; consents 0700/0600 apart from the dataset', async () => {
-  const { collectionId } = mainCollection(svc);
+  const { svc, collectionId } = env;
   const dest = path.join(work, 'ds');
   const consentsDir = `${dest}.consents`;
   // A consents folder that already exists with loose permissions is tightened.
@@ -61,6 +57,7 @@ it('no signer name under DEST; consents 0700/0600 apart from the dataset', async
 });
 
 it('refuses a consents folder inside DEST (exit 2) before writing anything', async () => {
+  const { svc } = env;
   const dest = path.join(work, 'inside');
   const { summary } = await sync(svc, dest, { consentsDir: path.join(dest, 'consents') });
   expect(summary.exitCode).toBe(2);
@@ -69,6 +66,7 @@ it('refuses a consents folder inside DEST (exit 2) before writing anything', asy
 });
 
 it('removes temp records left by a killed sync, never one of a sync still running', async () => {
+  const { svc } = env;
   const dest = path.join(work, 'orphans');
   const consentsDir = `${dest}.consents`;
   await fs.mkdir(consentsDir, { recursive: true });

@@ -12,6 +12,8 @@ import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import { listFiles, mainCollection, servedSets, startService, tempDir, type Service } from '../engine/helpers';
 
+// Not useService: this test closes the service itself (the "service gone" case), after which
+// the helper's afterEach could not clear faults on it.
 let svc: Service;
 let root: string;
 let work: string;

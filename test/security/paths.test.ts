@@ -4,26 +4,11 @@
 // the history file.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectDatasetMatches, listFiles, mainCollection, servedSets, sha256sumCheck, startService, sync, tempDir, type Service } from '../engine/helpers';
+import { describe, expect, it } from 'vitest';
+import { expectDatasetMatches, listFiles, mainCollection, servedSets, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
 import { sha256File } from '../chaos/support';
 
-let svc: Service;
-let root: string;
-let apiKey: string;
-let collectionId: number;
-
-beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: 16 * 1024, slots: 2, seed: 61 }));
-  ({ apiKey, collectionId } = mainCollection(svc));
-});
-afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await svc.admin.clearFaults();
-});
+const env = useService({ sets: 3, fileSize: 16 * 1024, slots: 2, seed: 61 });
 
 /** An outer temp folder holding DEST ("ds"), its consents sibling and a bystander folder "elsewhere". */
 async function layout() {
@@ -41,21 +26,24 @@ async function expectOnlyBystander(elsewhere: string): Promise<void> {
 }
 
 async function getJson(rel: string): Promise<Record<string, unknown>> {
+  const { svc } = env;
+  const { apiKey } = mainCollection(svc);
   const res = await fetch(`${svc.deliveryBaseUrl}${rel}`, { headers: { authorization: `Bearer ${apiKey}` } });
   return (await res.json()) as Record<string, unknown>;
 }
 
 /** The first sets page as served now, for editing into a hostile answer. */
 async function servedPage(): Promise<{ sets: Array<Record<string, unknown>> } & Record<string, unknown>> {
-  return (await getJson(`/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`)) as { sets: Array<Record<string, unknown>> };
+  return (await getJson(`/collections/${env.collectionId}/sets?status=accepted&page=1&per_page=200`)) as { sets: Array<Record<string, unknown>> };
 }
 
 async function serveOnce(pathRe: string, body: unknown): Promise<void> {
-  await svc.admin.addFault({ path: pathRe }, { type: 'body', status: 200, contentType: 'application/json', body: JSON.stringify(body) }, 1);
+  await env.svc.admin.addFault({ path: pathRe }, { type: 'body', status: 200, contentType: 'application/json', body: JSON.stringify(body) }, 1);
 }
 
 describe('hostile ids in answers never become paths', () => {
   it('set ids "../../x", negative and huge: refused, nothing written outside DEST', async () => {
+    const { svc } = env;
     const l = await layout();
     try {
       for (const id of ['../../x', -7, 1e20, 0]) {
@@ -78,6 +66,7 @@ describe('hostile ids in answers never become paths', () => {
   });
 
   it('consent ids "../../x", negative and zero in a set: refused, no file outside the consents folder', async () => {
+    const { svc } = env;
     const l = await layout();
     try {
       const page = await servedPage();
@@ -107,6 +96,7 @@ describe('hostile ids in answers never become paths', () => {
 
 describe('symbolic links planted inside DEST are not followed out of it', () => {
   it('sets/<id> linked to another folder: that folder stays untouched and the sync says why', async () => {
+    const { svc, collectionId } = env;
     const l = await layout();
     try {
       const id = (await servedSets(svc, collectionId))[0]!.id;
@@ -128,6 +118,7 @@ describe('symbolic links planted inside DEST are not followed out of it', () => 
   });
 
   it('.dataset-sync or .dataset-sync/partial linked elsewhere: refused with exit 2, nothing written there', async () => {
+    const { svc } = env;
     for (const rel of ['.dataset-sync', '.dataset-sync/partial']) {
       const l = await layout();
       try {
@@ -145,6 +136,7 @@ describe('symbolic links planted inside DEST are not followed out of it', () => 
   });
 
   it('a planted part file, final file and history file linked outside: the targets are never written', async () => {
+    const { svc, collectionId } = env;
     const l = await layout();
     try {
       const set = (await servedSets(svc, collectionId))[0]!;
@@ -170,6 +162,7 @@ describe('symbolic links planted inside DEST are not followed out of it', () => 
   });
 
   it('hostile file names from an admin edit stay inside DEST (covered for many names in test/engine/hostile-names)', async () => {
+    const { svc, collectionId } = env;
     const l = await layout();
     try {
       const set = (await servedSets(svc, collectionId))[1]!;

@@ -10,24 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-main/sync/events';
-import { FAST_TUNING, listFiles, mainCollection, runCli, servedSets, startService, tempDir, type Service } from '../engine/helpers';
+import { FAST_TUNING, listFiles, mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
 
-let svc: Service;
-let root: string;
+const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 131 });
 let work: string;
-let apiKey: string;
-let collectionId: number;
 /** A secret-looking key the service does not know: it must not leak either. */
 const wrongKey = `dsk_test_${randomBytes(16).toString('hex')}`;
 
 beforeAll(async () => {
-  ({ svc, root } = await startService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 131 }));
-  ({ apiKey, collectionId } = mainCollection(svc));
   work = await tempDir('dsync-secrets-');
 });
 afterAll(async () => {
-  await svc?.close();
-  await fs.rm(root, { recursive: true, force: true });
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -45,7 +38,7 @@ async function expectNoSecretIn(dir: string, secrets: string[]): Promise<number>
   return files.length;
 }
 
-const secretsOf = () => [apiKey, wrongKey];
+const secretsOf = () => [mainCollection(env.svc).apiKey, wrongKey];
 
 describe('CLI output', () => {
   const outputs: string[] = [];
@@ -54,9 +47,11 @@ describe('CLI output', () => {
     for (const s of secretsOf()) expect(all.includes(s)).toBe(false);
   });
 
-  const syncArgs = (baseUrl: string, dest: string, ...extra: string[]) => ['sync', '--base-url', baseUrl, '--collection', String(collectionId), '--dest', dest, ...extra];
+  const syncArgs = (baseUrl: string, dest: string, ...extra: string[]) => ['sync', '--base-url', baseUrl, '--collection', String(env.collectionId), '--dest', dest, ...extra];
 
   it('success, a failed file, a 401 and an unreachable service: exit codes as documented, no key in stdout or stderr', async () => {
+    const { svc } = env;
+    const { apiKey, collectionId } = mainCollection(svc);
     const dest = path.join(work, 'cli-ds');
     const file = (await servedSets(svc, collectionId))[0]!.files[0]!;
     await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'status', status: 500 });
@@ -85,6 +80,7 @@ describe('CLI output', () => {
   });
 
   it('login refuses a key given as a flag (exit 2) and reads it from stdin only', async () => {
+    const { svc } = env;
     for (const flag of ['--key', '--api-key', '--apiKey', '--token']) {
       const r = await runCli(['login', '--base-url', svc.deliveryBaseUrl, flag, wrongKey], { input: '' });
       expect(r.code, flag).toBe(2);
@@ -101,6 +97,8 @@ describe('CLI output', () => {
 
 describe('files and events', () => {
   it('nothing under DEST or the consents folder, and no engine event, carries the key, on success or a 401', async () => {
+    const { svc } = env;
+    const { apiKey, collectionId } = mainCollection(svc);
     const dest = path.join(work, 'engine-ds');
     const events: SyncEvent[] = [];
     const ok = await runSync({ baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING }, (e) => events.push(e));
@@ -117,6 +115,8 @@ describe('files and events', () => {
   });
 
   it('the CLI itself never writes the key anywhere in DEST either', async () => {
+    const { svc } = env;
+    const { apiKey, collectionId } = mainCollection(svc);
     const dest = path.join(work, 'cli-files-ds');
     const r = await runCli(['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, '--json'], { env: { DATASET_SYNC_API_KEY: apiKey } });
     expect(r.code).toBe(0);
