@@ -140,8 +140,9 @@ class HashWorker {
 /**
  * How many hash workers to use. A worker only pays where a core is free for it: on the 2-core
  * bench machine, where the service and the page-cache writes already keep both cores busy, it
- * made the bulk sync ~5% slower (the copy to the worker and the hash both compete for the same
- * cores; bench/NOTES.md), so machines with fewer than 4 cores hash on the main thread.
+ * made the bulk sync no faster (0.99-1.05x the main-thread time in the bench, up to 15% slower in
+ * paired runs: the copy to the worker and the hash compete for the same cores; bench/NOTES.md),
+ * so machines with fewer than 4 cores hash on the main thread.
  * DATASET_SYNC_HASH_WORKERS=N overrides (0 = never), for tests and benchmarks.
  */
 export function hashWorkerLimit(): number {
@@ -161,14 +162,16 @@ const hashWorkers = {
   workers: [] as HashWorker[],
   next(): HashWorker | null {
     this.workers = this.workers.filter((w) => !w.dead);
-    const max = hashWorkerLimit();
     const idle = this.workers.find((w) => w.load === 0);
-    if (idle || this.workers.length >= max) {
-      return idle ?? this.workers.reduce((a, b) => (b.load < a.load ? b : a));
+    if (idle) return idle;
+    if (this.workers.length < hashWorkerLimit()) {
+      const w = HashWorker.start();
+      if (w) {
+        this.workers.push(w);
+        return w;
+      }
     }
-    const w = HashWorker.start();
-    if (w) this.workers.push(w);
-    return w;
+    return this.workers.length === 0 ? null : this.workers.reduce((a, b) => (b.load < a.load ? b : a));
   },
 };
 
