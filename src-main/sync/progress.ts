@@ -18,10 +18,21 @@ export class ProgressTracker {
   private timer: NodeJS.Timeout | undefined;
   private samples: Array<{ t: number; bytes: number }> = [];
   private lastEmitted = '';
+  private lastEmittedAt = 0;
 
-  constructor(private readonly emit: (e: SyncEvent) => void, private readonly intervalMs = 250) {}
+  /**
+   * `heartbeatMs`: while nothing moves no event is sent, except one this often, so a stalled
+   * transfer shows its rate falling to zero instead of the last rate seen.
+   */
+  constructor(
+    private readonly emit: (e: SyncEvent) => void,
+    private readonly intervalMs = 250,
+    private readonly heartbeatMs = 2000,
+  ) {}
 
   start(): void {
+    // The first sample is the start itself, so the very first event already has a rate and an ETA.
+    this.samples = [{ t: Date.now(), bytes: this.bytesDone }];
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
   }
@@ -42,8 +53,9 @@ export class ProgressTracker {
     const remaining = Math.max(0, this.bytesTotal - this.bytesDone);
     const etaSeconds = bytesPerSecond > 0 ? Math.round(remaining / bytesPerSecond) : remaining === 0 ? 0 : null;
     const key = `${this.bytesDone}/${this.bytesTotal}/${this.filesDone}/${this.filesTotal}/${this.active.size}`;
-    if (key === this.lastEmitted) return;
+    if (key === this.lastEmitted && now - this.lastEmittedAt < this.heartbeatMs) return;
     this.lastEmitted = key;
+    this.lastEmittedAt = now;
     this.emit({
       type: 'progress',
       bytesDone: this.bytesDone,
