@@ -16,6 +16,12 @@ export function tempFileWriterPid(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Writes all of `buf` (write may write less than asked); at `position`, else at the file's offset. */
+export function writeAllSync(fd: number, buf: Buffer, position?: number): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, position === undefined ? null : position + off);
+}
+
 export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<void> {
   const tmp = tempPathFor(target, tmpDir);
   try {
@@ -44,9 +50,7 @@ export function writeFileAtomicSync(target: string, data: string | Buffer, mode 
     const fd = openSync(tmp, 'wx', mode);
     try {
       fchmodSync(fd, mode);
-      const buf = typeof data === 'string' ? Buffer.from(data) : data;
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      writeAllSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     } finally {
       closeSync(fd);
     }

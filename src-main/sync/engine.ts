@@ -102,7 +102,7 @@ class SyncRun {
   private started = false;
   /**
    * Whether this run changed the head state (else the final save is skipped: the bytes would be
-   * the same). Every mutation of `this.state` goes through touch()/touchFiles().
+   * the same). Every mutation of `this.state` and of a set record goes through touch()/putLocal().
    */
   private stateDirty = false;
   /** Folders under DEST made and checked (lstat, part by part) in this sync; see ensureRealDir. */
@@ -145,11 +145,15 @@ class SyncRun {
     this.stateDirty = true;
   }
 
-  /** A set record changed: written to the store, and manifest.csv and SHA256SUMS no longer match. */
+  /**
+   * A set record changed: written to the store, and manifest.csv and SHA256SUMS no longer match.
+   * The index record is dropped at once, not only told from the log size: a compaction can bring
+   * the log back to the very size recorded, and a state saved mid-sync must not vouch for them.
+   */
   private putLocal(local: LocalSet): void {
     this.store!.put(local);
-    this.stateDirty = true;
     this.state.index = undefined;
+    this.touch();
   }
 
   /** A version 1 state held every file entry in state.json: move them into the set store, once. */
@@ -419,8 +423,7 @@ class SyncRun {
       const local = this.store!.get(set.id);
       if (local && local.leftAccepted !== set.status) {
         local.leftAccepted = set.status;
-        this.store!.put(local);
-        this.touch();
+        this.putLocal(local);
       }
       this.markNotServed(set.id, `the set is now "${set.status}"; local files are kept`);
       return;
@@ -618,8 +621,7 @@ class SyncRun {
     if (local.updatedAt === set.updated_at && local.isGold === set.is_gold && local.complete === complete && local.leftAccepted === undefined) return;
     Object.assign(local, { updatedAt: set.updated_at, isGold: set.is_gold, complete });
     delete local.leftAccepted;
-    this.store!.put(local);
-    this.touch();
+    this.putLocal(local);
   }
 
   /** An edit that renamed a slot's file (e.g. a new extension) replaces the old file of that slot. */

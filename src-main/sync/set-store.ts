@@ -10,8 +10,9 @@
 // unknown to the engine and are adopted by hash on the next sync: no data is lost). When
 // superseded lines outweigh live ones the log is rewritten in set-id order (temp file + rename).
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { writeAllSync } from './atomic';
 import { scratchDir, stateDir } from './layout';
 
 export interface FileEntry {
@@ -144,23 +145,24 @@ export class SetStore {
     if (pending) return pending;
     const slot = this.index.get(id);
     if (!slot) return undefined;
-    if (this.readBuf.length < slot.length) this.readBuf = Buffer.alloc(slot.length * 2);
-    const n = readSync(this.fd, this.readBuf, 0, slot.length, slot.offset);
     try {
-      const rec = JSON.parse(this.readBuf.toString('utf8', 0, n)) as LocalSet;
+      const rec = JSON.parse(this.readLine(slot)) as LocalSet;
       return rec && rec.id === id && typeof rec.files === 'object' && rec.files !== null ? rec : undefined;
     } catch {
       return undefined;
     }
   }
 
+  /** The line at `slot`, without its newline. */
+  private readLine(slot: Slot): string {
+    if (this.readBuf.length < slot.length) this.readBuf = Buffer.alloc(slot.length * 2);
+    const n = readSync(this.fd, this.readBuf, 0, slot.length, slot.offset);
+    return this.readBuf.toString('utf8', 0, n);
+  }
+
   /** Records a changed set; it reaches the disk with the next flush. */
   put(rec: LocalSet): void {
     this.dirty.set(rec.id, rec);
-  }
-
-  get pendingChanges(): number {
-    return this.dirty.size;
   }
 
   /** Bytes of the log: changes whenever a record is written, so it tells whether records changed since a point in time. */
@@ -181,8 +183,7 @@ export class SetStore {
       slots.push([rec.id, Buffer.byteLength(line)]);
     }
     const data = Buffer.from(lines.join('\n') + '\n');
-    let off = 0;
-    while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.size + off);
+    writeAllSync(this.fd, data, this.size);
     let at = this.size;
     for (const [id, length] of slots) {
       this.point(id, { offset: at, length });
@@ -213,21 +214,18 @@ export class SetStore {
       let batch: string[] = [];
       let batchBytes = 0;
       const write = () => {
-        const data = Buffer.from(batch.join(''));
-        let off = 0;
-        while (off < data.length) off += writeSync(out, data, off, data.length - off);
+        writeAllSync(out, Buffer.from(batch.join('')));
         batch = [];
         batchBytes = 0;
       };
       for (const id of this.ids()) {
         const slot = this.index.get(id)!;
-        if (this.readBuf.length < slot.length) this.readBuf = Buffer.alloc(slot.length * 2);
-        const n = readSync(this.fd, this.readBuf, 0, slot.length, slot.offset);
-        const line = this.readBuf.toString('utf8', 0, n) + '\n';
-        batch.push(line);
-        batchBytes += line.length;
-        slots.push([id, { offset: at, length: n }]);
-        at += n + 1;
+        const line = this.readLine(slot);
+        const length = Buffer.byteLength(line);
+        batch.push(line + '\n');
+        batchBytes += length + 1;
+        slots.push([id, { offset: at, length }]);
+        at += length + 1;
         if (batchBytes >= SCAN_CHUNK) write();
       }
       write();
