@@ -11,10 +11,12 @@ import { createMonotonicClock } from './clock';
 import { buildDemoData, type DemoData } from './demo-data';
 import { handleDelivery, isFileRoute, routeLabel, type DeliveryContext } from './delivery/router';
 import { FaultRegistry, type ApiName, type Fault, type StreamFault } from './faults';
-import { errorPlan, type ResponsePlan } from './http/plan';
+import { authorizationOf, echoErrorPlan, withEcho } from './http/echo-auth';
+import { errorPlan, jsonPlan, type ResponsePlan } from './http/plan';
 import { sendPlan } from './http/send';
 import { MediaStore, type BodySpec } from './media-store';
 import { mixSeed } from './prng';
+import type { JsonAnswer as RecruiterAnswer } from './recruiter/http';
 import { createRecruiterApi } from './recruiter/index';
 import { Stats } from './stats';
 import { Store } from './store';
@@ -110,9 +112,10 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
 
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const trackTimer = (timer: NodeJS.Timeout): void => {
+  const trackTimer = (timer: NodeJS.Timeout): (() => void) => {
     timers.add(timer);
     timer.unref();
+    return () => timers.delete(timer);
   };
 
   let origin = '';
@@ -148,17 +151,13 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     stats.countRequest(api === 'delivery' ? routeLabel(method, sub) : `recruiter ${method} ${sub.replace(/\/\d+(?=\/|$)/g, '/:id')}`, isFile);
 
     const fault = faults.take(api, method, sub);
-    const replaced = fault && answerReplacedByFault(fault);
+    const replaced = fault && answerReplacedByFault(fault, api, req);
     if (replaced) return sendPlan(req, res, replaced, undefined);
-    if (fault?.type === 'latency') await sleep(fault.ms, trackTimer, timers);
+    if (fault?.type === 'latency') await sleep(fault.ms, trackTimer);
     if (res.destroyed) return;
 
-    if (api === 'recruiter') {
-      // Stream faults (reset, stall, truncate, flip) act on delivery answers only; the
-      // recruiter module writes its answers itself.
-      return recruiter.handle(req, res, sub, url);
-    }
-    const plan = handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    if (fault?.type === 'echo_auth') plan = withEcho(plan, authorizationOf(req));
     const streamFault = fault && isStreamFault(fault) ? fault : undefined;
     return sendPlan(req, res, plan, streamFault, {
       onBodyBytes: isFile ? (n) => stats.countFileBytes(n) : undefined,
@@ -219,12 +218,20 @@ function underBase(pathname: string, base: string): boolean {
 }
 
 function isStreamFault(fault: Fault): fault is StreamFault {
-  return fault.type === 'reset' || fault.type === 'stall' || fault.type === 'truncate' || fault.type === 'flip';
+  return fault.type === 'reset' || fault.type === 'stall' || fault.type === 'truncate' || fault.type === 'flip' || fault.type === 'trickle';
+}
+
+function recruiterPlan(answer: RecruiterAnswer): ResponsePlan {
+  return jsonPlan(answer.status, answer.body, answer.headers);
 }
 
 /** Faults that answer instead of the API; undefined for faults that only shape the real answer. */
-function answerReplacedByFault(fault: Fault): ResponsePlan | undefined {
+function answerReplacedByFault(fault: Fault, api: ApiName, req: http.IncomingMessage): ResponsePlan | undefined {
   switch (fault.type) {
+    case 'echo_auth': {
+      const status = fault.status ?? 500;
+      return status === 200 ? undefined : echoErrorPlan(api, status, authorizationOf(req));
+    }
     case 'status':
       return errorPlan(fault.status, `injected fault: HTTP ${fault.status}`);
     case 'rate_limit':
@@ -240,13 +247,13 @@ function answerReplacedByFault(fault: Fault): ResponsePlan | undefined {
   }
 }
 
-function sleep(ms: number, track: (t: NodeJS.Timeout) => void, timers: Set<NodeJS.Timeout>): Promise<void> {
+function sleep(ms: number, track: (t: NodeJS.Timeout) => () => void): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      timers.delete(timer);
+      release();
       resolve();
     }, ms);
-    track(timer);
+    const release = track(timer);
   });
 }
 
