@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AdminClient } from './admin-client';
+import { hostAllowed, isLoopbackHost, misdirected, newAdminToken, serviceHosts } from './admin/guard';
 import { handleAdmin, type AdminContext } from './admin/router';
 import { createMonotonicClock } from './clock';
 import { buildDemoData, type DemoData } from './demo-data';
@@ -66,6 +67,9 @@ export interface RunningService {
   organizations: Array<{ name: string; apiKey: string; scopes: string[] }>;
   expiredKey: string;
   revokedKey: string;
+  /** Per-run secret of the admin interface, sent as `Authorization: Bearer <adminToken>`. */
+  adminToken: string;
+  /** Sends the admin token with every call. */
   admin: AdminClient;
   /** Closes the server and every open socket at once (stalled ones too), then removes runtime files. */
   close(): Promise<void>;
@@ -119,8 +123,12 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   };
 
   let origin = '';
+  // Filled in once the port is known.
+  const hosts = new Set<string>();
+  let checkHostEverywhere = false;
+  const adminToken = newAdminToken();
   const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
-  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '' };
+  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '', access: { token: adminToken, hosts } };
 
   const server = http.createServer((req, res) => {
     if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
@@ -131,13 +139,19 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
       } else res.destroy();
     });
   });
+  // CONNECT bypasses the request handler; this is no proxy, so say so instead of dropping the socket.
+  server.on('connect', (_req, socket: Socket) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
 
   async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', origin);
+    if (checkHostEverywhere && !hostAllowed(req, hosts)) return sendPlan(req, res, misdirected(req), undefined);
+    const url = originFormUrl(req.url, origin);
+    if (!url) return sendPlan(req, res, errorPlan(400, 'the request target must be a path such as /api/v1/partner/me'), undefined);
     const pathname = url.pathname;
     const method = req.method ?? 'GET';
     if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) {
@@ -176,6 +190,11 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   origin = `http://${hostInUrl}:${address.port}`;
+  for (const h of serviceHosts(host, address.port)) hosts.add(h);
+  for (const h of serviceHosts(hostInUrl, address.port)) hosts.add(h);
+  // Bound to loopback, every name but the loopback ones is a DNS-rebinding page's: refuse it
+  // for the APIs too. Bound wider, the APIs answer any Host (LAN clients use the machine's name).
+  checkHostEverywhere = isLoopbackHost(host.toLowerCase());
   deliveryCtx.apiBase = `${origin}${DELIVERY_PATH}`;
   adminCtx.apiBase = deliveryCtx.apiBase;
 
@@ -208,9 +227,24 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     organizations: recruiter.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: [...o.scopes] })),
     expiredKey: data.expiredKey,
     revokedKey: data.revokedKey,
-    admin: new AdminClient(`${origin}${ADMIN_PATH}`),
+    adminToken,
+    admin: new AdminClient(`${origin}${ADMIN_PATH}`, adminToken),
     close,
   };
+}
+
+/**
+ * The request target as a URL, or undefined when it is not origin-form ("/path?query"):
+ * absolute-form is for proxies and "*" for OPTIONS of a whole server, neither served here.
+ * Prefixing the origin (instead of new URL(target, origin)) keeps "//x" a path, not a host.
+ */
+function originFormUrl(target: string | undefined, origin: string): URL | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  try {
+    return new URL(`${origin}${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function underBase(pathname: string, base: string): boolean {

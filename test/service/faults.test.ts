@@ -330,7 +330,11 @@ describe('matching and bookkeeping', () => {
       { match: {}, fault: { type: 'echo_auth', status: 302 } },
       { match: {}, fault: { type: 'echo_auth', status: '500' } },
     ]) {
-      const res = await fetch(`${svc.adminBaseUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${svc.adminBaseUrl}/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.adminToken}` },
+        body: JSON.stringify(body),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBeTruthy();
     }
