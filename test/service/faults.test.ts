@@ -3,6 +3,7 @@
 
 import * as http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Fault } from '../../src-service/faults';
 import { echoErrorPlan } from '../../src-service/http/echo-auth';
 import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type TestService } from './support';
 
@@ -216,22 +217,6 @@ describe('trickle', () => {
     expect(JSON.parse(recruiter.body.toString())).toEqual(normalRecruiter.body);
     expect(await svc.admin.listFaults()).toEqual([]);
   });
-
-  it('close() ends a trickle at once', async () => {
-    const other = await startTestService({ sets: 1 });
-    try {
-      const f = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]?.files[0] as ApiFile;
-      await other.admin.addFault({ path: '^/files/' }, { type: 'trickle', bytes: 10, everyMs: 60_000 });
-      const pending = rawGet(f.url, { authorization: `Bearer ${other.mainKey}` });
-      await new Promise((r) => setTimeout(r, 100));
-      await other.close();
-      const res = await pending;
-      expect(res.complete).toBe(false);
-      expect(res.body.length).toBe(10);
-    } finally {
-      await other.stop();
-    }
-  });
 });
 
 describe('echo_auth', () => {
@@ -342,17 +327,21 @@ describe('matching and bookkeeping', () => {
 });
 
 describe('close', () => {
-  it('closes promptly even with a stalled download open', async () => {
+  const open: Array<[string, Fault, number]> = [
+    ['a stalled download', { type: 'stall', afterBytes: 100 }, 100],
+    ['a trickle in a long pause', { type: 'trickle', bytes: 10, everyMs: 60_000 }, 10],
+  ];
+  it.each(open)('closes promptly even with %s open', async (_name, fault, sent) => {
     const other = await startTestService({ sets: 1 });
     try {
       const f = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]?.files[0] as ApiFile;
-      await other.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 100 });
+      await other.admin.addFault({ path: '^/files/' }, fault);
       const pending = rawGet(f.url, { authorization: `Bearer ${other.mainKey}` });
       await new Promise((r) => setTimeout(r, 100));
       await other.close();
       const res = await pending;
       expect(res.complete).toBe(false);
-      expect(res.body.length).toBe(100);
+      expect(res.body.length).toBe(sent);
     } finally {
       await other.stop();
     }

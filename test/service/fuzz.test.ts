@@ -5,6 +5,7 @@
 // seed and the request to replay.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrng } from '../../src-service/prng';
 import { message, rawRequest } from './raw-http';
 import { startTestService, type TestService } from './support';
 
@@ -22,18 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.stop();
 });
-
-/** mulberry32: small, seedable, good enough to pick test inputs. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 interface Ids {
   collection: number;
@@ -112,7 +101,7 @@ describe('fuzzing the reference service', () => {
     const state = await svc.admin.state();
     const set = state.collections[0]?.accepted_sets[0];
     const ids: Ids = { collection: state.collections[0]?.id ?? 1, set: set?.id ?? 1, file: set?.files[0]?.id ?? 1, consent: set?.consent_ids[0] ?? 1 };
-    const next = generator(prng(SEED), ids);
+    const next = generator(createPrng(SEED), ids);
     const requests = Array.from({ length: REQUESTS }, next);
     const failures: string[] = [];
     const statuses = new Map<number, number>();
