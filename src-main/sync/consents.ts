@@ -42,8 +42,15 @@ function realPathOf(p: string): string {
  * inside it (consents hold real names).
  */
 export function resolveConsentsDir(dir: string, dest: string): string {
-  const real = realPathOf(dir);
-  const realDest = realPathOf(dest);
+  let real: string;
+  let realDest: string;
+  try {
+    real = realPathOf(dir);
+    realDest = realPathOf(dest);
+  } catch (e) {
+    // e.g. ENOTDIR (a part of the path is a file) or ELOOP (links pointing at each other)
+    throw new Error(`Cannot use the consents folder ${path.resolve(dir)}: ${(e as Error).message}`);
+  }
   if (real === realDest || real.startsWith(realDest + path.sep)) {
     const shown = real === path.resolve(dir) ? real : `${path.resolve(dir)} (really ${real})`;
     throw new Error(`The consents folder ${shown} must not be inside the dataset folder ${realDest}: consents hold real names.`);
