@@ -20,6 +20,7 @@ export class SyncDisplay {
     switch (e.type) {
       case 'start':
         this.line(`Syncing collection ${e.collectionId} into ${e.dest}${e.full ? ' (full walk)' : e.watermark ? ` (changes since ${e.watermark})` : ''}`);
+        if (e.consentsDir) this.line(`Consent records go to ${e.consentsDir}`);
         break;
       case 'collection':
         this.line(`Collection ${e.collectionId} "${e.title}": ${e.acceptedSets} accepted sets`);

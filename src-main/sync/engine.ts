@@ -7,7 +7,7 @@ import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 import type { FileRecord, SetRecord } from '../api/types';
-import { consentStored, ensureConsentsDir, writeConsent } from './consents';
+import { consentStored, ensureConsentsDir, resolveConsentsDir, writeConsent } from './consents';
 import { indexUnchanged, participantRefs, writeCollectionJson, writeManifestAndSums, writeSetJson } from './dataset';
 import type { SyncEvent, SyncOptions, SyncSummary } from './events';
 import { appendHistory } from './history';
@@ -59,9 +59,11 @@ function validateOptions(o: SyncOptions): { baseUrl: string; dest: string; conse
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new ConfigError(`Concurrency must be an integer from 1 to 16, got ${concurrency}.`);
   if (!o.dest) throw new ConfigError('No destination folder given.');
   const dest = path.resolve(o.dest);
-  const consentsDir = path.resolve(o.consentsDir ?? defaultConsentsDir(dest));
-  if (consentsDir === dest || consentsDir.startsWith(dest + path.sep)) {
-    throw new ConfigError(`The consents folder ${consentsDir} must not be inside the dataset folder ${dest}: consents hold real names.`);
+  let consentsDir: string;
+  try {
+    consentsDir = resolveConsentsDir(o.consentsDir ?? defaultConsentsDir(dest), dest);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
   }
   return { baseUrl, dest, consentsDir, concurrency };
 }
@@ -226,6 +228,7 @@ class SyncRun {
       this.dest = v.dest;
       this.consentsDir = v.consentsDir;
       this.summary.dest = v.dest;
+      this.summary.consentsDir = v.consentsDir;
       try {
         await fs.mkdir(v.dest, { recursive: true });
         // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
@@ -268,7 +271,7 @@ class SyncRun {
         bodyTimeoutMs: this.stallMs,
       });
       const full = this.options.full === true;
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: this.state.watermark });
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: this.state.watermark });
       walkCompleted = await this.syncAll(v.concurrency, full);
     } catch (e) {
       if (!this.absorbFatal(e) && !this.isAbort(e)) {
@@ -299,9 +302,10 @@ class SyncRun {
       throw localFsError(e, `write ${path.join(this.dest, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
-    await ensureConsentsDir(this.consentsDir).catch((e) => {
+    const consentsWarning = await ensureConsentsDir(this.consentsDir).catch((e) => {
       throw localFsError(e, `create the consents folder ${this.consentsDir}`);
     });
+    if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
 
     this.progress.start();
     const pool = new TaskPool(concurrency, concurrency * 2);

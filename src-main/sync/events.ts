@@ -43,7 +43,8 @@ export interface SyncTuning {
 }
 
 export type SyncEvent =
-  | { type: 'start'; collectionId: number; dest: string; full: boolean; watermark: string | null }
+  /** `consentsDir`: the real path the consent records go to (a link given or defaulted to is resolved once, at the start). */
+  | { type: 'start'; collectionId: number; dest: string; consentsDir?: string; full: boolean; watermark: string | null }
   | { type: 'collection'; collectionId: number; title: string; acceptedSets: number }
   | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string }
   | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string }
@@ -54,6 +55,8 @@ export type SyncEvent =
 export interface SyncSummary {
   collectionId: number;
   dest: string;
+  /** Real path of the consents folder; absent when the sync stopped before resolving it (bad options). */
+  consentsDir?: string;
   sets: number;
   setsComplete: number;
   setsFailed: number;

@@ -18,6 +18,8 @@ export interface FileFingerprint {
 export interface IndexFingerprint {
   manifest: FileFingerprint;
   sums: FileFingerprint;
+  /** How manifest.csv was written (dataset.ts MANIFEST_FORMAT); absent before version 2. */
+  manifestFormat?: number;
 }
 
 export interface EngineState {

@@ -1,6 +1,6 @@
 // Real names live only in the consents folder: no signer name anywhere under DEST (every file,
-// engine state and history included); the consents folder is 0700 and its files 0600, even
-// when the folder existed before with wider permissions.
+// engine state and history included); its files are 0600; the folder is 0700 when the sync
+// creates it, and a folder that existed before keeps its mode (a warning says others can list it).
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -17,21 +17,24 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
-it('no signer name under DEST; consents 0700/0600 apart from the dataset', async () => {
+it('no signer name under DEST; consents 0600 apart from the dataset', async () => {
   const { svc, collectionId } = env;
   const dest = path.join(work, 'ds');
   const consentsDir = `${dest}.consents`;
-  // A consents folder that already exists with loose permissions is tightened.
+  // A consents folder that already exists with loose permissions keeps them: the sync changes
+  // the mode only of a folder it created; it warns that others can list the record ids.
   await fs.mkdir(consentsDir, { mode: 0o755 });
   await fs.chmod(consentsDir, 0o755);
   await svc.admin.addSets(collectionId, { count: 1 }); // live-added sets carry consents too
-  const { summary } = await sync(svc, dest);
+  const { summary, events } = await sync(svc, dest);
   expect(summary.exitCode).toBe(0);
 
   const consentFiles = await listFiles(consentsDir);
   expect(consentFiles.length).toBeGreaterThan(0);
   const names = new Set<string>();
-  expect((await fs.stat(consentsDir)).mode & 0o777).toBe(0o700);
+  expect((await fs.stat(consentsDir)).mode & 0o777).toBe(0o755);
+  const warnings = events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+  expect(warnings.some((m) => m.includes(consentsDir) && /listed by other users \(mode 755\)/.test(m)), warnings.join(' | ')).toBe(true);
   for (const f of consentFiles) {
     expect(f).toMatch(/^[1-9]\d*\.json$/);
     const p = path.join(consentsDir, f);
