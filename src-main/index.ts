@@ -28,6 +28,10 @@ const rendererLocation: RendererLocation = {
   ...(!app.isPackaged && process.env.ELECTRON_RENDERER_URL ? { devServerUrl: process.env.ELECTRON_RENDERER_URL } : {}),
 };
 const demoMode = process.argv.includes('--demo') || process.env.DATASET_SYNC_DEMO === '1';
+// Set by electron.vite.config.ts: true in dev and demo builds only. In a production build the
+// demo branch below is dead code, so the reference service (admin client, fault switches) is
+// not bundled into the shipped app at all.
+declare const __DATASET_SYNC_DEMO_BUILD__: boolean;
 
 let mainWindow: BrowserWindow | null = null;
 let services: MainServices | null = null;
@@ -79,6 +83,7 @@ async function pickFolder(): Promise<string | null> {
 
 /** Demo: the reference service in-process; its first client's key lives in memory only. */
 async function prepareDemo(userData: string): Promise<{ chosen: ChosenSecretStore; settings: SettingsStore }> {
+  if (!__DATASET_SYNC_DEMO_BUILD__) throw new Error('This build has no demo service: start the demo with `npm run demo`.');
   const { startReferenceService } = await import('../src-service/index');
   const service = await startReferenceService();
   stopDemoService = () => service.close();
