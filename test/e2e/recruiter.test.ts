@@ -6,9 +6,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../support/bridge-build';
+import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
 import { launchChromium } from '../support/chromium';
-import { startBridge, type Bridge } from '../support/bridge-server';
+import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
 
 const SCREENS_DIR = join(process.cwd(), 'test-artifacts', 'screens');
