@@ -27,6 +27,9 @@ const rendererLocation: RendererLocation = {
   indexHtmlPath: join(here, '../renderer/index.html'),
   ...(!app.isPackaged && process.env.ELECTRON_RENDERER_URL ? { devServerUrl: process.env.ELECTRON_RENDERER_URL } : {}),
 };
+// The window icon on Linux (macOS and Windows take theirs from the app bundle): packaging puts
+// it beside the app's resources (package.json build.extraResources); unpackaged, resources/.
+const windowIconPath = app.isPackaged ? join(process.resourcesPath, 'icon.png') : join(app.getAppPath(), 'resources', 'icons', '512x512.png');
 const demoMode = process.argv.includes('--demo') || process.env.DATASET_SYNC_DEMO === '1';
 // Set by electron.vite.config.ts: true in dev and demo builds only. In a production build the
 // demo branch below is dead code, so the reference service (admin client, fault switches) is
@@ -165,6 +168,7 @@ function registerIpc(current: MainServices): void {
 
 function createWindow(): void {
   const window = new BrowserWindow(createWindowOptions(preloadPath));
+  if (process.platform === 'linux') window.setIcon(windowIconPath);
   mainWindow = window;
   window.once('ready-to-show', () => window.show());
   window.on('closed', () => {
