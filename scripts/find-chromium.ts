@@ -4,7 +4,7 @@
 // too (`npm install && npm test`). Tests launch it through test/support/chromium.ts.
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -22,6 +22,8 @@ export interface FoundChromium {
   source: ChromiumSource;
   /** Extra launch arguments this build needs. */
   args: string[];
+  /** Extra environment this build needs. */
+  env: Record<string, string>;
 }
 
 export interface FindChromiumOptions {
@@ -80,6 +82,9 @@ async function npmChromium(): Promise<string> {
     const script = "const c = (await import('@sparticuz/chromium')).default; process.stdout.write(await c.executablePath());";
     await run(process.execPath, ['--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, TMPDIR: staging }, timeout: 120_000 });
     if (!isExecutable(join(staging, 'chromium'))) throw new Error(`@sparticuz/chromium did not unpack a browser into ${staging}`);
+    // The package's own fonts.conf names /tmp/fonts; this one adds its fonts where they ended up
+    // to the system's, so pages (and screenshots) have text even on a machine without fonts.
+    await writeFile(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n  <dir>${join(cache, 'fonts', 'fonts')}</dir>\n</fontconfig>\n`);
     await rename(staging, cache).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOTEMPTY' && e.code !== 'EEXIST') throw e; // another test file got there first
     });
@@ -94,18 +99,25 @@ export async function findChromium(options: FindChromiumOptions = {}): Promise<F
     const fromEnv = process.env.CHROMIUM_PATH;
     if (fromEnv) {
       if (!isExecutable(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} is not an executable file.`);
-      return { executablePath: fromEnv, source: 'CHROMIUM_PATH', args: COMMON_ARGS };
+      return { executablePath: fromEnv, source: 'CHROMIUM_PATH', args: COMMON_ARGS, env: {} };
     }
     const system = systemChromium();
-    if (system) return { executablePath: system, source: 'system', args: COMMON_ARGS };
+    if (system) return { executablePath: system, source: 'system', args: COMMON_ARGS, env: {} };
   }
   // The package's build is chrome-headless-shell for servers; it runs without the zygote
   // (its --single-process advice is for Lambda's prctl limits, not needed here).
-  return { executablePath: await npmChromium(), source: 'npm-package', args: [...COMMON_ARGS, '--no-zygote'] };
+  const executablePath = await npmChromium();
+  return { executablePath, source: 'npm-package', args: [...COMMON_ARGS, '--no-zygote'], env: { FONTCONFIG_FILE: join(dirname(executablePath), 'fonts.conf') } };
 }
 
 /** A headless Chromium for a test (caller closes it). */
 export async function launchChromium(options: FindChromiumOptions & Pick<LaunchOptions, 'timeout'> = {}): Promise<Browser> {
   const found = await findChromium(options);
-  return chromium.launch({ executablePath: found.executablePath, args: found.args, headless: true, ...(options.timeout ? { timeout: options.timeout } : {}) });
+  return chromium.launch({
+    executablePath: found.executablePath,
+    args: found.args,
+    env: { ...process.env, ...found.env },
+    headless: true,
+    ...(options.timeout ? { timeout: options.timeout } : {}),
+  });
 }

@@ -38,6 +38,15 @@ describe('findChromium', () => {
       const page = await browser.newPage();
       await page.goto(pageUrl);
       expect(await page.title()).toBe('42');
+      // Its bundled font is found (our fonts.conf), so text renders even where the system has no fonts:
+      // "Open Sans" measures differently from the fallback an unknown family gets.
+      const widths = await page.evaluate(() => {
+        const context = document.createElement('canvas').getContext('2d')!;
+        const width = (family: string) => ((context.font = `32px ${family}`), context.measureText('Dataset Sync 0123').width);
+        return { openSans: width('"Open Sans"'), fallback: width('"no-such-font-family"') };
+      });
+      expect(widths.openSans).toBeGreaterThan(0);
+      expect(widths.openSans).not.toBe(widths.fallback);
     } finally {
       await browser.close();
     }
