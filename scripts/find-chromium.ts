@@ -104,6 +104,7 @@ export async function findChromium(options: FindChromiumOptions = {}): Promise<F
     const system = systemChromium();
     if (system) return { executablePath: system, source: 'system', args: COMMON_ARGS, env: {} };
   }
+  if (process.platform !== 'linux') throw new Error('No Chromium or Chrome found: install one or set CHROMIUM_PATH (the npm-shipped Chromium is for Linux only).');
   // The package's build is chrome-headless-shell for servers; it runs without the zygote
   // (its --single-process advice is for Lambda's prctl limits, not needed here).
   const executablePath = await npmChromium();
