@@ -17,8 +17,11 @@ const devWithoutCspMeta: Plugin = {
   transformIndexHtml: (html) => html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>\s*/i, ''),
 };
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   main: {
+    // Only dev (`electron-vite dev`) and demo (`--mode demo`, npm run demo) builds carry the
+    // reference service for --demo; a production build drops it (see src-main/index.ts).
+    define: { __DATASET_SYNC_DEMO_BUILD__: JSON.stringify(mode !== 'production') },
     build: {
       outDir: 'out/main',
       rollupOptions: {
@@ -47,4 +50,4 @@ export default defineConfig({
       rollupOptions: { input: resolve(root, 'src-renderer/index.html') },
     },
   },
-});
+}));

@@ -31,7 +31,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 async function desktop(binary: string): Promise<number> {
-  const built = await run(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build']);
+  const built = await run(process.execPath, [path.join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--mode', 'demo']);
   if (built !== 0) return built;
   return run(binary, [root, '--demo']);
 }

@@ -1,12 +1,13 @@
 // `npm run dev:web`: the whole app in a normal browser, without Electron. Starts the
-// reference service with demo data, builds the renderer, and serves it through the test
-// bridge (real handlers, real engine, real disk) pre-connected with the demo key.
+// reference service with demo data, builds the renderer, and serves it through the web
+// bridge (real handlers, real engine, real disk) pre-connected with the demo key. Only the
+// printed URL works: it carries this run's token (see web-bridge/admission.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReferenceService } from '../src-service/index';
-import { buildRenderer } from '../test/support/bridge-build';
-import { startBridge } from '../test/support/bridge-server';
+import { buildRenderer } from './web-bridge/build-renderer';
+import { startBridge } from './web-bridge/server';
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'dataset-sync-dev-web-'));
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     pickFolderAnswer: () => join(work, 'datasets', `dataset-${++pickCount}`),
     port: Number(process.env.PORT ?? 0) || undefined,
   });
-  process.stdout.write(`Dataset Sync (browser bridge) running at ${bridge.url}\n`);
+  process.stdout.write(`Dataset Sync (browser bridge) running: open ${bridge.url}\n`);
   process.stderr.write(`Service: ${service.deliveryBaseUrl} (account "${client.name}")\nData: ${work}\nPress Ctrl+C to stop.\n`);
 
   let stopping = false;

@@ -27,7 +27,14 @@ const rendererLocation: RendererLocation = {
   indexHtmlPath: join(here, '../renderer/index.html'),
   ...(!app.isPackaged && process.env.ELECTRON_RENDERER_URL ? { devServerUrl: process.env.ELECTRON_RENDERER_URL } : {}),
 };
+// The window icon on Linux (macOS and Windows take theirs from the app bundle): packaging puts
+// it beside the app's resources (package.json build.extraResources); unpackaged, resources/.
+const windowIconPath = app.isPackaged ? join(process.resourcesPath, 'icon.png') : join(app.getAppPath(), 'resources', 'icons', '512x512.png');
 const demoMode = process.argv.includes('--demo') || process.env.DATASET_SYNC_DEMO === '1';
+// Set by electron.vite.config.ts: true in dev and demo builds only. In a production build the
+// demo branch below is dead code, so the reference service (admin client, fault switches) is
+// not bundled into the shipped app at all.
+declare const __DATASET_SYNC_DEMO_BUILD__: boolean;
 
 let mainWindow: BrowserWindow | null = null;
 let services: MainServices | null = null;
@@ -79,6 +86,7 @@ async function pickFolder(): Promise<string | null> {
 
 /** Demo: the reference service in-process; its first client's key lives in memory only. */
 async function prepareDemo(userData: string): Promise<{ chosen: ChosenSecretStore; settings: SettingsStore }> {
+  if (!__DATASET_SYNC_DEMO_BUILD__) throw new Error('This build has no demo service: start the demo with `npm run demo`.');
   const { startReferenceService } = await import('../src-service/index');
   const service = await startReferenceService();
   stopDemoService = () => service.close();
@@ -160,6 +168,7 @@ function registerIpc(current: MainServices): void {
 
 function createWindow(): void {
   const window = new BrowserWindow(createWindowOptions(preloadPath));
+  if (process.platform === 'linux') window.setIcon(windowIconPath);
   mainWindow = window;
   window.once('ready-to-show', () => window.show());
   window.on('closed', () => {

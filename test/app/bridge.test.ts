@@ -5,13 +5,13 @@ import { request } from 'node:http';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { CONTENT_SECURITY_POLICY } from '../../src-main/app/security';
 import type { EventChannels, SyncRunState } from '../../src-main/ipc/contract';
-import { injectBridgeClient, startBridge, type Bridge } from '../support/bridge-server';
+import { injectBridgeClient, startBridge, type Bridge } from '../../scripts/web-bridge/server';
 
 let root: string;
 let service: RunningService;
@@ -77,8 +77,9 @@ class BridgeTestClient {
       else if (msg.event) this.pushes.push({ event: msg.event, payload: msg.payload });
     });
   }
-  static async open(url: string): Promise<BridgeTestClient> {
-    const ws = new WebSocket(url.replace(/^http/, 'ws') + 'bridge');
+  /** Connects as the bridge's own page would: its Origin and this run's token. */
+  static async open(target: Bridge): Promise<BridgeTestClient> {
+    const ws = new WebSocket(`${target.origin.replace(/^http/, 'ws')}/bridge?bridge-token=${target.token}`, { origin: target.origin });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -123,7 +124,7 @@ describe('bridge server', () => {
   });
 
   it('answers the RendererApi over the WebSocket with the real handlers and pushes sync events', async () => {
-    const client = await BridgeTestClient.open(bridge.url);
+    const client = await BridgeTestClient.open(bridge);
     try {
       expect(await client.invoke('connection:get')).toEqual({ ok: true, value: null });
       expect(await client.invoke('nope:nope', {})).toMatchObject({ ok: false, error: { kind: 'invalid_argument' } });
@@ -150,7 +151,7 @@ describe('bridge server', () => {
   });
 
   it('runs in Chromium: window.api works under the CSP', async () => {
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const violations: string[] = [];

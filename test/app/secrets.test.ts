@@ -9,6 +9,7 @@ import { chooseSecretStore } from '../../src-main/secrets/choose-store';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createSafeStorageStore, type SafeStorageLike } from '../../src-main/secrets/safe-storage-store';
 import { SecretStoreUnavailableError, type SecretStore } from '../../src-main/secrets/secret-store';
+import { needsSecretService, SECRET_SERVICE_MISSING } from '../support/secret-service';
 
 const run = promisify(execFile);
 const KEY_A = 'dsk_live_AAAAaaaa1111';
@@ -135,7 +136,7 @@ describe('chooseSecretStore', () => {
 // The real Secret Service: keytar against gnome-keyring. It runs in a private D-Bus session
 // with a fresh keyring folder, so a login keyring left behind with another password (which
 // stays locked) cannot make the test depend on the machine's history.
-describe.runIf(process.env.DATASET_SYNC_REAL_KEYRING === '1')('real keychain (keytar + gnome-keyring)', () => {
+describe.skipIf(SECRET_SERVICE_MISSING !== null)(needsSecretService('real keychain (keytar + gnome-keyring)'), () => {
   it('is available, stores, reads and deletes per base URL, and is chosen first', async () => {
     const script = join(dir, 'keychain.mts');
     const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../../src-main/secrets/${p}`, import.meta.url)));

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, tempDir, useService } from '../engine/helpers';
+import { needsSecretService, SECRET_SERVICE_MISSING } from '../support/secret-service';
 
 const env = useService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 });
 let work: string;
@@ -150,9 +151,9 @@ describe('dataset-sync collections', () => {
 });
 
 describe('login and logout', () => {
-  const realKeyring = process.env.DATASET_SYNC_REAL_KEYRING === '1';
+  const realKeyring = SECRET_SERVICE_MISSING === null;
 
-  it.runIf(realKeyring)('login stores a key read from stdin; sync then works without the env var; logout removes it', async () => {
+  it.skipIf(!realKeyring)(needsSecretService('login stores a key read from stdin; sync then works without the env var; logout removes it'), async () => {
     const base = env.svc.deliveryBaseUrl;
     const { apiKey } = mainCollection(env.svc);
     const login = await runCli(['login', '--base-url', base], { input: apiKey + '\n', env: { DATASET_SYNC_API_KEY: undefined } });

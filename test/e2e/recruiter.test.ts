@@ -2,22 +2,18 @@
 // browser test bridge (real main-process handlers) and the reference service's recruiter API
 // over loopback HTTP. Screenshots land in test-artifacts/screens/recruiter-*.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { buildRenderer } from '../support/bridge-build';
-import { startBridge, type Bridge } from '../support/bridge-server';
+import type { Browser, Page } from 'playwright-core';
+import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
+import { launchChromium } from '../support/chromium';
+import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
 
 const SCREENS_DIR = join(process.cwd(), 'test-artifacts', 'screens');
 const SMALL = { width: 1024, height: 700 } as const;
 const LARGE = { width: 1280, height: 800 } as const;
-
-function chromiumPath(): string {
-  return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-}
 
 let root: string;
 let service: Awaited<ReturnType<typeof startReferenceService>>;
@@ -43,10 +39,7 @@ beforeAll(async () => {
     initialKeys: { [service.deliveryBaseUrl]: client.apiKey },
     pickFolderAnswer: () => null,
   });
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: SMALL, colorScheme: 'light' });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);

@@ -2,14 +2,14 @@
 // browser test bridge (real main-process handlers, engine and disk) and the reference service
 // over loopback HTTP. Screenshots of every screen land in test-artifacts/screens/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { buildRenderer } from '../support/bridge-build';
-import { startBridge, type Bridge } from '../support/bridge-server';
+import type { Browser, Page } from 'playwright-core';
+import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
+import { launchChromium } from '../support/chromium';
+import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
 
 const SCREENS_DIR = join(process.cwd(), 'test-artifacts', 'screens');
@@ -19,10 +19,6 @@ const SIZES = [
 ] as const;
 const SETS = 8;
 const FILE_SIZE = 64 * 1024;
-
-function chromiumPath(): string {
-  return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-}
 
 let root: string;
 let datasetDir: string;
@@ -38,10 +34,7 @@ beforeAll(async () => {
   const [rendererDir, started] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ seed: 7, sets: SETS, fileSize: FILE_SIZE, dataDir: join(root, 'media') })]);
   service = started;
   bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => datasetDir });
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: SIZES[0], colorScheme: 'light' });
   page = await context.newPage();
   page.on('pageerror', (e) => console.error('[renderer error]', e.message));

@@ -1,8 +1,11 @@
-// The wire format of the browser test bridge: the RendererApi contract over one WebSocket.
+// The wire format of the web bridge (npm run dev:web, browser tests): the RendererApi
+// contract over one WebSocket.
 import type { EventChannel, EventChannels, IpcResult } from '../../src-main/ipc/contract';
 
 export const BRIDGE_PATH = '/bridge';
 export const BRIDGE_CLIENT_PATH = '/bridge-client.js';
+/** The per-run token: in the page URL's fragment (never sent over HTTP), then in the WebSocket URL's query. */
+export const BRIDGE_TOKEN_PARAM = 'bridge-token';
 
 /** Browser -> server: one invoke. */
 export interface BridgeRequest {

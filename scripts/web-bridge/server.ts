@@ -1,7 +1,9 @@
-// The browser test bridge: serves the built renderer over loopback HTTP and answers the
-// RendererApi contract over a WebSocket at /bridge with the REAL main-process handlers
-// (real engine, real disk, real service). Only the Electron transport is replaced, so
-// Chromium e2e tests exercise everything except ipcMain/contextBridge themselves.
+// The web bridge (`npm run dev:web` and the browser tests): serves the built renderer over
+// loopback HTTP and answers the RendererApi contract over a WebSocket at /bridge with the REAL
+// main-process handlers (real engine, real disk, real service). Only the Electron transport is
+// replaced, so Chromium e2e tests exercise everything except ipcMain/contextBridge themselves.
+// Admission (admission.ts): loopback Host on its port for every request; for the WebSocket
+// also the page's own Origin and the per-run token, checked before any handler can run.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
@@ -15,7 +17,8 @@ import { isInvokeChannel } from '../../src-main/ipc/channels';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import type { SecretStore } from '../../src-main/secrets/secret-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
-import { BRIDGE_CLIENT_PATH, BRIDGE_PATH, type BridgePush, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
+import { newBridgeToken, refuseHttp, refuseWebSocket } from './admission';
+import { BRIDGE_CLIENT_PATH, BRIDGE_TOKEN_PARAM, type BridgePush, type BridgeRequest, type BridgeResponse } from './protocol';
 
 export interface StartBridgeOptions {
   /** The built renderer (buildRenderer's outDir): index.html and assets. */
@@ -36,7 +39,11 @@ export interface StartBridgeOptions {
 }
 
 export interface Bridge {
+  /** The page to open: carries this run's token in its fragment. */
   url: string;
+  /** The bridge's origin without the token (what an outsider could guess). */
+  origin: string;
+  token: string;
   services: MainServices;
   /** What main would have shown as desktop notifications / opened / revealed. */
   notifications: Array<{ title: string; body: string }>;
@@ -63,7 +70,7 @@ let bridgeClientBundle: Promise<string> | null = null;
 /** The browser-side bridge script, bundled once per process from bridge-client.ts. */
 export function bundleBridgeClient(): Promise<string> {
   bridgeClientBundle ??= esbuild({
-    entryPoints: [fileURLToPath(new URL('./bridge-client.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL('./client.ts', import.meta.url))],
     bundle: true,
     write: false,
     format: 'iife',
@@ -148,7 +155,14 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
     ...(options.batchIntervalMs ? { batchIntervalMs: options.batchIntervalMs } : {}),
   });
 
+  const token = newBridgeToken();
+  let port = 0; // known once listening; nothing is answered before that
   const server = createServer((req, res) => {
+    const refused = refuseHttp(req.headers, port);
+    if (refused || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(refused ? 403 : 405, { 'Content-Type': 'text/plain; charset=utf-8' }).end(refused ?? 'Only GET.');
+      return;
+    }
     serveStatic(options.rendererDir, req, res).catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(`Bridge error: ${(e as Error).message}`);
@@ -156,9 +170,9 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   server.on('upgrade', (req, socket, head) => {
-    const { pathname } = new URL(req.url ?? '/', 'http://bridge');
-    if (pathname !== BRIDGE_PATH) {
-      socket.destroy();
+    const refused = refuseWebSocket(req.headers, req.url ?? '/', port, token);
+    if (refused) {
+      socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(refused)}\r\n\r\n${refused}`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
@@ -196,10 +210,14 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
   });
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('The bridge server has no TCP address.');
+  port = address.port;
+  const origin = `http://127.0.0.1:${port}`;
 
   let closed: Promise<void> | null = null;
   return {
-    url: `http://127.0.0.1:${address.port}/`,
+    url: `${origin}/#${BRIDGE_TOKEN_PARAM}=${token}`,
+    origin,
+    token,
     services,
     notifications,
     openedExternal,

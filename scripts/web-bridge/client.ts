@@ -2,7 +2,7 @@
 // bridge WebSocket, so the unmodified renderer runs in a plain browser against the real
 // main-process handlers. Served as a classic script by bridge-server.ts (bundled by esbuild).
 import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../../src-main/ipc/contract';
-import { BRIDGE_PATH, type BridgePush, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
+import { BRIDGE_PATH, BRIDGE_TOKEN_PARAM, type BridgePush, type BridgeRequest, type BridgeResponse } from './protocol';
 
 type Listener = (payload: unknown) => void;
 
@@ -12,7 +12,7 @@ function createBridgeApi(socketUrl: string): RendererApi {
   const listeners = new Map<string, Set<Listener>>();
   const opened = new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve(), { once: true });
-    socket.addEventListener('error', () => reject(new Error('The test bridge WebSocket failed to open.')), { once: true });
+    socket.addEventListener('error', () => reject(new Error('The bridge WebSocket failed to open (was the page opened from the URL the bridge printed?).')), { once: true });
   });
   let nextId = 1;
 
@@ -26,7 +26,7 @@ function createBridgeApi(socketUrl: string): RendererApi {
     }
   });
   socket.addEventListener('close', () => {
-    for (const resolve of pending.values()) resolve({ ok: false, error: { kind: 'internal', message: 'The test bridge connection closed.' } });
+    for (const resolve of pending.values()) resolve({ ok: false, error: { kind: 'internal', message: 'The bridge connection closed.' } });
     pending.clear();
   });
 
@@ -56,5 +56,22 @@ function createBridgeApi(socketUrl: string): RendererApi {
   };
 }
 
-const target = globalThis as unknown as { location: { host: string; protocol: string }; api?: RendererApi };
-target.api = createBridgeApi(`${target.location.protocol === 'https:' ? 'wss' : 'ws'}://${target.location.host}${BRIDGE_PATH}`);
+/**
+ * The token arrives in the fragment of the URL the bridge printed (#bridge-token=...). It is
+ * kept in this tab's sessionStorage (same origin only) so a reload still works, and removed
+ * from the address bar.
+ */
+function takeToken(): string {
+  const fromUrl = new URLSearchParams(location.hash.slice(1)).get(BRIDGE_TOKEN_PARAM);
+  if (fromUrl) {
+    sessionStorage.setItem(BRIDGE_TOKEN_PARAM, fromUrl);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(BRIDGE_TOKEN_PARAM) ?? '';
+}
+
+const target = globalThis as unknown as { api?: RendererApi };
+const socketUrl = new URL(BRIDGE_PATH, location.href);
+socketUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+socketUrl.searchParams.set(BRIDGE_TOKEN_PARAM, takeToken());
+target.api = createBridgeApi(socketUrl.href);
