@@ -21,7 +21,7 @@ import { localFsError } from './local-errors';
 import { acquireLock, LockHeldError, type Lock } from './lock';
 import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
 import { ProgressTracker } from './progress';
-import { withRetry, type RetryPolicy } from './retry';
+import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
@@ -51,7 +51,6 @@ export class SyncRun {
   private settings: RunSettings | undefined;
   private state: RunState | undefined;
   private client: DeliveryClient | undefined;
-  private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
   private diskCheck: DiskCheck | undefined;
 
@@ -106,49 +105,11 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
-      const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
-      // Before anything is written (not even the lock) or asked of the service.
-      const conflict = await checkFolderOwner(v.dest, owner);
-      if (conflict) {
-        this.fatal = { kind: 'config', message: conflict };
-        return await this.finish(false);
-      }
-      let state: RunState;
-      try {
-        await fs.mkdir(v.dest, { recursive: true });
-        // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
-        await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
-        lock = await acquireLock(v.dest);
-        await resetScratchDir(v.dest);
-        const loaded = await loadState(v.dest);
-        state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
-        this.state = state;
-        if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
-      } catch (e) {
-        if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
-        else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
-        // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
-        await lock?.release().catch(() => undefined);
-        this.state?.store.close();
-        this.state = undefined;
-        return await this.finish(false);
-      }
-      const head = state.head;
-      const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
-      if (lateConflict) {
-        this.fatal = { kind: 'config', message: lateConflict };
-        await lock.release().catch(() => undefined);
-        lock = undefined;
-        state.store.close();
-        this.state = undefined;
-        return await this.finish(false);
-      }
-      if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
-        // A new folder, or one synced before the service was recorded: it is bound from now on.
-        head.collectionId = owner.collectionId;
-        head.baseUrl = owner.baseUrl;
-        state.touch();
-      }
+      const opened = await this.openFolder(v);
+      if (!opened) return await this.finish(false);
+      lock = opened.lock;
+      const state = opened.state;
+      this.state = state;
 
       this.client =
         this.deps.client ??
@@ -159,17 +120,16 @@ export class SyncRun {
           headersTimeoutMs: Math.max(v.stallMs, 1000),
           bodyTimeoutMs: v.stallMs,
         });
-      const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
       const full = this.options.full === true;
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: state.head.watermark });
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
-      this.ctx = {
+      const ctx: RunContext = {
         dest: v.dest,
         consentsDir: v.consentsDir,
         excludeGold: this.options.excludeGold === true,
         client: this.client,
-        policy,
+        policy: { ...v.policy, clock: this.deps.clock },
         hashWorkers: v.hashWorkers,
         clock: this.deps.clock,
         signal: this.signal,
@@ -180,7 +140,7 @@ export class SyncRun {
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      walkCompleted = await this.syncAll(this.ctx, v, full);
+      walkCompleted = await this.syncAll(ctx, v, full);
     } catch (e) {
       if (!this.endsSync(e)) {
         this.fatal ??= { kind: 'internal', message: `Unexpected error: ${(e as Error)?.message ?? String(e)}` };
@@ -191,6 +151,54 @@ export class SyncRun {
     } finally {
       await lock?.release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Takes DEST for this sync: checks it belongs to this service and collection (before anything
+   * is written), makes the state folders, takes the lock, loads (and migrates) the state. On
+   * failure the fatal error is set, nothing is held, and undefined is returned.
+   */
+  private async openFolder(v: RunSettings): Promise<{ lock: Lock; state: RunState } | undefined> {
+    const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
+    const conflict = await checkFolderOwner(v.dest, owner);
+    if (conflict) {
+      this.fatal = { kind: 'config', message: conflict };
+      return undefined;
+    }
+    let lock: Lock | undefined;
+    let state: RunState | undefined;
+    try {
+      await fs.mkdir(v.dest, { recursive: true });
+      // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
+      await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
+      lock = await acquireLock(v.dest);
+      await resetScratchDir(v.dest);
+      const loaded = await loadState(v.dest);
+      state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
+      if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
+    } catch (e) {
+      if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
+      else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
+      // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
+      state?.store.close();
+      await lock?.release().catch(() => undefined);
+      return undefined;
+    }
+    const head = state.head;
+    const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
+    if (lateConflict) {
+      this.fatal = { kind: 'config', message: lateConflict };
+      state.store.close();
+      await lock.release().catch(() => undefined);
+      return undefined;
+    }
+    if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
+      // A new folder, or one synced before the service was recorded: it is bound from now on.
+      head.collectionId = owner.collectionId;
+      head.baseUrl = owner.baseUrl;
+      state.touch();
+    }
+    return { lock, state };
   }
 
   /** Returns true when the page walk completed (so the watermark may advance). */
@@ -223,8 +231,9 @@ export class SyncRun {
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      for await (const sets of pages) {
-        for (const set of sets) {
+      for await (const page of pages) {
+        // A record that fails the contract while its page is sound fails its own set (set-plan.ts failSet), not the walk.
+        for (const set of page.sets) {
           if (signal.aborted) break;
           await this.processSet(ctx, set, pool);
         }
