@@ -1,7 +1,7 @@
 // Human progress of a sync on stderr: a live redrawn block on a terminal (overall bar with
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
-import type { SyncEvent, SyncSummary } from '../sync/events';
+import type { SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 import { bar, formatBytes, formatDuration } from './format';
 
 type ProgressEvent = Extract<SyncEvent, { type: 'progress' }>;
@@ -30,6 +30,7 @@ export class SyncDisplay {
         break;
       case 'file':
         if (e.state === 'failed') this.line(`failed: ${e.path}: ${e.reason ?? ''}`);
+        else if (e.state === 'queued' && e.reason) this.line(`${e.path}: ${e.reason}, fetching it again`);
         else if (e.state === 'retrying' && !this.live) this.line(`retrying ${e.path} (attempt ${e.attempt ?? '?'}): ${e.reason ?? ''}`);
         break;
       case 'set':
@@ -96,6 +97,7 @@ export function summaryText(s: SyncSummary): string {
   const body =
     `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}); ` +
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +
-    `${formatBytes(s.bytesDownloaded)} in ${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests`;
+    `${formatBytes(s.bytesDownloaded)} in ${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests` +
+    (s.diskCheck && s.diskCheck.missing + s.diskCheck.changed > 0 ? `; found on disk: ${s.diskCheck.missing} missing, ${s.diskCheck.changed} changed` : '');
   return `${head}\n${body}`;
 }

@@ -4,7 +4,7 @@
 import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseManifest } from './dataset';
-import type { VerifyReport } from './events';
+import type { VerifyReport } from '../../src-shared/sync-events';
 import { hashRegularFile, NotRegularFileError, readRegularFile } from './regular-file';
 
 /**

@@ -2,7 +2,7 @@
 // minus an overlap, pages fetched lazily so the caller's bounded queue sets the pace.
 import type { DeliveryClient } from '../api/delivery-client';
 import { ApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetsPage } from '../api/types';
 import { withRetry, type RetryPolicy } from './retry';
 
 export const PER_PAGE = 200;
@@ -50,7 +50,7 @@ export async function* walkAcceptedSets(
   signal: AbortSignal,
   onRetry?: (message: string) => void,
   outcome: WalkOutcome = { stable: true, passes: 0 },
-): AsyncGenerator<SetRecord[]> {
+): AsyncGenerator<SetsPage> {
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     outcome.passes = pass;
     let firstTotal: number | undefined;
@@ -68,7 +68,7 @@ export async function* walkAcceptedSets(
       }
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
-      yield res.sets;
+      yield res;
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
       if (!res.has_more || res.sets.length === 0) break;
     }

@@ -1,16 +1,9 @@
-// The one event stream of a sync. The engine emits these; the CLI (terminal display and
-// --json) and the desktop app (batched over IPC) consume the same values. Plain data only:
-// no API key, no signer name, nothing that may not cross to the renderer.
+// The one event stream of a sync, shared by both processes (types only: no Node or Electron).
+// The engine emits these; the CLI (terminal display and --json) and the desktop app (batched
+// over IPC) consume the same values. Plain data only: no API key, no signer name, nothing that
+// may not cross to the renderer.
 
-export type FileState =
-  | 'queued'
-  | 'downloading'
-  | 'retrying'
-  | 'verifying'
-  | 'verified'
-  | 'up_to_date'
-  | 'failed'
-  | 'skipped';
+export type FileState = 'queued' | 'downloading' | 'retrying' | 'verified' | 'up_to_date' | 'failed';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -40,6 +33,8 @@ export interface SyncTuning {
   stallTimeoutMs?: number;
   /** Interval of `progress` events. Default 250. */
   progressIntervalMs?: number;
+  /** Worker threads hashing large files; 0 = main thread only. Default: 0 below 4 cores, else cores − 2 (max 4). */
+  hashWorkers?: number;
 }
 
 export type SyncEvent =
@@ -68,6 +63,11 @@ export interface SyncSummary {
   bytesHashed: number;
   requests: number;
   failures: Array<{ setId: number; fileId?: number; path?: string; reason: string }>;
+  /**
+   * The check of every recorded file at the start of the sync (regular file, size and mtime as
+   * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.
+   */
+  diskCheck?: { files: number; missing: number; changed: number; durationMs: number };
   watermark: string | null;
   startedAt: string;
   finishedAt: string;

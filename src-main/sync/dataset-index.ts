@@ -1,0 +1,21 @@
+// The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
+// (DESIGN 1.1), rewritten only when something changed.
+import { indexUnchanged, writeManifestAndSums } from './dataset';
+import type { RunState } from './run-state';
+
+/**
+ * Rewrites manifest.csv and SHA256SUMS — unless no set record changed since we last wrote them
+ * (sets.jsonl has the same size) and both are still as written: then the rewrite would produce
+ * identical bytes, and skipping it is what makes a no-op sync cheap. Records are read one set at
+ * a time, so memory stays flat in the set count. Entries of files found damaged and not healed
+ * have been dropped before (disk-check.ts).
+ */
+export async function writeDatasetIndex(dest: string, state: RunState): Promise<void> {
+  const store = state.store;
+  store.compactIfWasteful();
+  const index = state.head.index;
+  if (index && index.logBytes === store.logBytes && indexUnchanged(dest, index)) return;
+  const written = await writeManifestAndSums(dest, store.all());
+  state.head.index = { ...written, logBytes: store.logBytes };
+  state.touch();
+}
