@@ -21,6 +21,18 @@ describe('bin/dataset-sync.mjs', () => {
     expect((await fs.readdir(path.dirname(bundle))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('rebuilds when only a file under src-shared is newer (the API schemas are bundled too)', async () => {
+    await runCli(['--help']);
+    const shared = path.resolve(path.dirname(CLI), '../src-shared/sync-events.ts');
+    const before = new Date(Date.now() - 60_000);
+    await fs.utimes(bundle, before, before);
+    const now = new Date();
+    await fs.utimes(shared, now, now);
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    expect((await fs.stat(bundle)).mtimeMs).toBeGreaterThan(before.getTime() + 1000);
+  });
+
   it('runs the CLI from the bundle: the same usage error and exit code as the sources', async () => {
     const r = await runCli(['no-such-command']);
     expect(r.code).toBe(2);
