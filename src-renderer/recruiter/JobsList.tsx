@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { JobStatusBadge } from './Badges';
+import { useFocusOnAppear } from './focus';
+import { GuardedButton } from './scopes';
 import { formatMoney, humanize } from './rules';
 import { JOBS_PER_PAGE, useJobs } from './stores/jobs';
 import { useRecruiterView } from './stores/view';
@@ -16,6 +18,7 @@ const STATUS_FILTERS = [
 export function JobsList() {
   const { status, page, data, loading, error, load, setStatus, setPage } = useJobs();
   const go = useRecruiterView((s) => s.go);
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   useEffect(() => {
     void load();
@@ -25,7 +28,9 @@ export function JobsList() {
   return (
     <div className="card">
       <div className="screen-head">
-        <h2>Jobs</h2>
+        <h2 tabIndex={-1} ref={headingRef}>
+          Jobs
+        </h2>
         <div className="rc-toolbar">
           <label className="rc-inline-field">
             <span>Job state</span>
@@ -37,9 +42,9 @@ export function JobsList() {
               ))}
             </select>
           </label>
-          <button type="button" className="primary" onClick={() => go({ screen: 'newJob' })}>
+          <GuardedButton scope="jobs:write" noteId="rc-note-jobs-write" className="primary" onClick={() => go({ screen: 'newJob' })}>
             New job
-          </button>
+          </GuardedButton>
         </div>
       </div>
       {error && <ErrorMessage error={error} summary="The jobs could not be loaded." />}
