@@ -12,7 +12,7 @@ export function useMissingScope(scope: RecruiterScope): RecruiterScope | null {
 }
 
 export const missingScopeText = (scope: RecruiterScope, action: string): string =>
-  `This key lacks the ${scope} scope needed to ${action}.`;
+  `This key lacks the ${scope} scope needed to ${action}. Ask the operator for a key that has it.`;
 
 /** The visible reason, referenced by every control it disables (aria-describedby). */
 export function ScopeNote({ id, scope, action }: { id: string; scope: RecruiterScope; action: string }) {
