@@ -5,7 +5,7 @@ import type { Application, JobDetail } from '../../src-main/ipc/recruiter-contra
 import { ApplicationStatusBadge } from './Badges';
 import { ConfirmDialog, Dialog } from './Dialog';
 import { keepingFocus } from './focus';
-import { GuardedButton } from './scopes';
+import { GuardedButton } from './GuardedButton';
 import { formatMoney, legalApplicationActions, type ApplicationAction } from './rules';
 import { useJob } from './stores/job';
 

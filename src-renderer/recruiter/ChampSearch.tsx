@@ -1,5 +1,6 @@
 // Data Champ discovery: every filter of the search, results a page at a time.
 import { useEffect, useState, type FormEvent } from 'react';
+import { GuardedButton } from './GuardedButton';
 import { useFocusOnAppear } from './focus';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatMoney, humanize, parseAmount } from './rules';
@@ -116,9 +117,9 @@ export function ChampSearch() {
           </label>
         </div>
         <div className="actions">
-          <button type="submit" className="primary" disabled={loading}>
+          <GuardedButton type="submit" className="primary" unavailable={loading}>
             Search
-          </button>
+          </GuardedButton>
           <button
             type="button"
             onClick={() => {
@@ -139,15 +140,15 @@ export function ChampSearch() {
               {data.total === 1 ? '1 Data Champ' : `${data.total} Data Champs`}
             </h3>
             <div className="pager">
-              <button type="button" disabled={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
+              <GuardedButton unavailable={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
                 ← Previous
-              </button>
+              </GuardedButton>
               <span aria-live="polite" data-testid="champ-page">
                 Page {page} of {lastPage}
               </span>
-              <button type="button" disabled={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
+              <GuardedButton unavailable={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
                 Next →
-              </button>
+              </GuardedButton>
             </div>
           </div>
           {data.data_champs.length === 0 ? (

@@ -8,6 +8,7 @@ import {
   changedFields, checkDraft, draftOf, EMPTY_DRAFT, humanize, JOB_FIELDS, JOB_LIMITS, JOB_TYPE_OPTIONS, LOCATION_TYPE_OPTIONS, placeFieldErrors,
   RATE_TYPE_OPTIONS, toJobInput, type JobDraft, type JobField,
 } from './rules';
+import { GuardedButton } from './GuardedButton';
 import { useFocusOnAppear } from './focus';
 import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
@@ -201,9 +202,9 @@ export function JobForm({ jobId }: { jobId: number | null }) {
       )}
       {failure && <ErrorMessage error={failure} summary={editing ? 'The job could not be saved.' : 'The job could not be created.'} />}
       <div className="actions">
-        <button type="submit" className="primary" disabled={saving}>
+        <GuardedButton type="submit" className="primary" unavailable={saving}>
           {saving ? 'Saving…' : editing ? 'Save changes' : 'Create draft'}
-        </button>
+        </GuardedButton>
         <button type="button" onClick={() => go(editing ? { screen: 'job', jobId } : { screen: 'jobs' })}>
           Cancel
         </button>

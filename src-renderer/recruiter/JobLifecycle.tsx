@@ -5,7 +5,7 @@ import type { JobDetail } from '../../src-main/ipc/recruiter-contract';
 import { ConfirmDialog } from './Dialog';
 import { keepingFocus } from './focus';
 import { canEditJob, legalJobMoves, type JobMove } from './rules';
-import { GuardedButton } from './scopes';
+import { GuardedButton } from './GuardedButton';
 import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
 import { useRecruiterView } from './stores/view';

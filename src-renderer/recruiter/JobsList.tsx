@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { JobStatusBadge } from './Badges';
 import { useFocusOnAppear } from './focus';
-import { GuardedButton } from './scopes';
+import { GuardedButton } from './GuardedButton';
 import { formatMoney, humanize } from './rules';
 import { JOBS_PER_PAGE, useJobs } from './stores/jobs';
 import { useRecruiterView } from './stores/view';
@@ -88,15 +88,15 @@ export function JobsList() {
       )}
       {data && data.total > JOBS_PER_PAGE && (
         <div className="pager rc-pager">
-          <button type="button" disabled={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
+          <GuardedButton unavailable={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
             ← Previous
-          </button>
+          </GuardedButton>
           <span aria-live="polite">
             Page {page} of {lastPage}
           </span>
-          <button type="button" disabled={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
+          <GuardedButton unavailable={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
             Next →
-          </button>
+          </GuardedButton>
         </div>
       )}
       {!data && loading && <p className="muted">Loading jobs…</p>}

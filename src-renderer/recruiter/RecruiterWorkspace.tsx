@@ -13,7 +13,8 @@ import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
 import { useMatches } from './stores/matches';
 import { useRecruiterView, type RecruiterView } from './stores/view';
-import { GuardedButton, ScopeNote } from './scopes';
+import { GuardedButton } from './GuardedButton';
+import { ScopeNote } from './scopes';
 import './recruiter.css';
 
 function OrganizationBar() {
@@ -46,10 +47,9 @@ function OrganizationBar() {
         <span className="muted small mono"> · key {info.key.prefix}…</span>
         <span className="muted small"> · {info.key.scopes.join(', ')}</span>
       </span>
-      <button
-        type="button"
+      <GuardedButton
         className="danger"
-        disabled={busy}
+        unavailable={busy}
         onClick={() => {
           resetAll();
           go({ screen: 'jobs' });
@@ -57,7 +57,7 @@ function OrganizationBar() {
         }}
       >
         Forget recruiter key
-      </button>
+      </GuardedButton>
     </div>
   );
 }

@@ -20,13 +20,17 @@ export function useFocusOnAppear<T extends HTMLElement>(): (element: T | null) =
 const afterRender = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * Runs an action started from `start` (usually event.currentTarget) and then puts focus back:
- * on `start` if it is still on the page, else on the first of `standIns` that is.
+ * Runs an action started from `start` (usually event.currentTarget) and then, if focus was
+ * lost on the way (the control went away and focus fell to the page body), puts it on `start`
+ * if it is still on the page, else on the first of `standIns` that is. Focus people moved
+ * elsewhere meanwhile stays where they put it.
  */
 export async function keepingFocus<T>(start: HTMLElement | null, action: () => Promise<T>, standIns: () => Array<HTMLElement | null | undefined>): Promise<T> {
   const result = await action();
   await afterRender();
+  const current = document.activeElement;
+  const lost = current === null || current === document.body || current === start;
   const target = [start, ...standIns()].find((el): el is HTMLElement => Boolean(el?.isConnected));
-  if (target && document.activeElement !== target) target.focus();
+  if (lost && target && current !== target) target.focus();
   return result;
 }

@@ -1,14 +1,13 @@
 // What the connected recruiter key may do, from the scopes GET /me reported (they arrive with
 // the connection info, never the key). Actions a key cannot do stay visible but disabled, with
 // the missing scope named, so nobody fills a form the service will refuse.
-import type { ButtonHTMLAttributes, ReactNode } from 'react';
 import { useRecruiterConnection } from './stores/connection';
 
 export type RecruiterScope = 'jobs:read' | 'jobs:write' | 'data_champs:read';
 
-/** The scope when the connected key lacks it, else null (also null while nothing is connected). */
-export function useMissingScope(scope: RecruiterScope): RecruiterScope | null {
-  return useRecruiterConnection((s) => (s.info && !s.info.key.scopes.includes(scope) ? scope : null));
+/** The scope when the connected key lacks it, else null (also null for none, or while nothing is connected). */
+export function useMissingScope(scope: RecruiterScope | undefined): RecruiterScope | null {
+  return useRecruiterConnection((s) => (scope && s.info && !s.info.key.scopes.includes(scope) ? scope : null));
 }
 
 export const missingScopeText = (scope: RecruiterScope, action: string): string =>
@@ -22,33 +21,5 @@ export function ScopeNote({ id, scope, action }: { id: string; scope: RecruiterS
     <p id={id} className="rc-scope-note" data-missing-scope={missing}>
       {missingScopeText(missing, action)}
     </p>
-  );
-}
-
-type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type'> & { children: ReactNode };
-
-/**
- * A button that is unavailable either because the key lacks `scope` (then it points at the
- * ScopeNote `noteId`) or because `unavailable` is set (e.g. while an action runs). Both use
- * aria-disabled rather than disabled: a disabled button drops the focus to the page body and
- * leaves the tab order, so keyboard users could neither stay put nor learn why.
- */
-export function GuardedButton({ scope, noteId, unavailable = false, onClick, children, ...rest }: ButtonProps & { scope: RecruiterScope; noteId: string; unavailable?: boolean }) {
-  const missing = useMissingScope(scope);
-  const blocked = missing !== null || unavailable;
-  return (
-    <button
-      type="button"
-      {...rest}
-      aria-disabled={blocked || undefined}
-      aria-describedby={missing ? noteId : rest['aria-describedby']}
-      data-missing-scope={missing ?? undefined}
-      onClick={(e) => {
-        if (blocked) e.preventDefault();
-        else onClick?.(e);
-      }}
-    >
-      {children}
-    </button>
   );
 }

@@ -105,6 +105,8 @@ describe('recruiter workspace end to end', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.getAttribute('data-error-kind')).toBe('auth');
+    // Busy, the button was aria-disabled, not disabled: focus never fell to the page body.
+    expect(await focused()).toMatchObject({ tag: 'button', text: 'Connect recruiter key' });
     await screenshot('connect-error');
     await page.getByLabel('Recruiter API key').fill(acme().apiKey);
     await page.getByRole('button', { name: 'Connect recruiter key' }).click();
@@ -294,6 +296,7 @@ describe('recruiter workspace end to end', () => {
     const firstPageNames = await rows.allTextContents();
     await page.getByRole('button', { name: 'Next →' }).click();
     await expect.poll(() => pageLabel.textContent()).toMatch(/^Page 2 of /);
+    expect(await focused()).toMatchObject({ tag: 'button', text: 'Next →' });
     expect(await rows.allTextContents()).not.toEqual(firstPageNames);
     for (const cell of await page.locator('.rc-availability').allTextContents()) expect(cell).toBe('Available');
     await screenshot('champs', [SMALL, LARGE]);
@@ -328,6 +331,7 @@ describe('recruiter workspace end to end', () => {
     // Forgetting the recruiter key leaves the delivery connection alone.
     await page.getByRole('button', { name: 'Forget recruiter key' }).click();
     await page.getByLabel('Recruiter API key').waitFor();
+    await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Connect the recruiter API' });
     expect(await page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
     expect(await bridge.services.connection.current()).not.toBeNull();
     expect(pageErrors).toEqual([]);
