@@ -273,7 +273,7 @@ describe('recruiter workspace end to end', () => {
     await page.getByLabel('Skills').fill('survey');
     await page.getByLabel('Country').fill('Germany');
     await page.getByLabel('Availability').selectOption('available');
-    await page.getByLabel('Min daily rate').fill('60');
+    await page.getByLabel('Min daily rate').fill('60,50'); // a decimal comma, as in the job form
     await page.getByLabel('Max daily rate').fill('400');
     await page.getByLabel('Verified only').check();
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -286,6 +286,8 @@ describe('recruiter workspace end to end', () => {
       expect(text).toContain('Verified');
       expect(text).toContain('Available');
     }
+    const rates = await rows.evaluateAll((rs) => rs.map((r) => parseFloat((r as HTMLTableRowElement).cells[4]!.textContent ?? '')));
+    for (const rate of rates) expect(rate).toBeGreaterThanOrEqual(60.5);
 
     // A broader search spans pages.
     await page.getByRole('button', { name: 'Clear filters' }).click();
