@@ -1,8 +1,11 @@
-// A job's applications with the actions each one allows; rejecting asks for an optional reason.
-import { useState, type FormEvent } from 'react';
+// A job's applications with the actions each one allows; hiring asks first, rejecting asks for
+// an optional reason, and what was done shows in the job's notice.
+import { useRef, useState, type FormEvent } from 'react';
 import type { Application, JobDetail } from '../../src-main/ipc/recruiter-contract';
 import { ApplicationStatusBadge } from './Badges';
-import { Dialog } from './Dialog';
+import { ConfirmDialog, Dialog } from './Dialog';
+import { keepingFocus } from './focus';
+import { GuardedButton } from './GuardedButton';
 import { formatMoney, legalApplicationActions, type ApplicationAction } from './rules';
 import { useJob } from './stores/job';
 
@@ -18,24 +21,30 @@ function applicantName(a: Application): string {
   return a.data_champ?.name ?? (a.data_champ_id !== null ? `Data Champ #${a.data_champ_id}` : `Application #${a.id}`);
 }
 
-function RejectDialog({ application, onDone }: { application: Application; onDone: () => void }) {
-  const act = useJob((s) => s.act);
+const ACTION_DONE: Record<ApplicationAction, string> = {
+  shortlist: 'Shortlisted',
+  unshortlist: 'Moved back to pending:',
+  hire: 'Hired',
+  reject: 'Rejected',
+  approveWork: 'Approved the work of',
+};
+
+function RejectDialog({ application, onReject, onCancel }: { application: Application; onReject: (reason: string | undefined) => void; onCancel: () => void }) {
   const busy = useJob((s) => s.busy);
   const [reason, setReason] = useState('');
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    await act(application.job_id, application.id, 'reject', reason.trim() || undefined);
-    onDone();
+    onReject(reason.trim() || undefined);
   };
   return (
-    <Dialog title={`Reject ${applicantName(application)}?`} onCancel={onDone}>
+    <Dialog title={`Reject ${applicantName(application)}?`} onCancel={onCancel}>
       <form onSubmit={submit}>
         <label className="field">
           <span>Reason (optional, shared with the Data Champ)</span>
           <textarea value={reason} onChange={(e) => setReason(e.target.value)} rows={3} maxLength={2000} autoFocus />
         </label>
         <div className="actions rc-dialog-actions">
-          <button type="button" onClick={onDone}>
+          <button type="button" onClick={onCancel}>
             Cancel
           </button>
           <button type="submit" className="danger" disabled={busy !== null}>
@@ -47,15 +56,51 @@ function RejectDialog({ application, onDone }: { application: Application; onDon
   );
 }
 
+/** Hiring asks first: the Data Champ is told at once and a position is taken. */
+function HireDialog({ application, job, onHire, onCancel }: { application: Application; job: JobDetail; onHire: () => void; onCancel: () => void }) {
+  const filled = job.applications.filter((a) => a.status === 'hired' || a.status === 'work_submitted' || a.status === 'work_approved').length;
+  return (
+    <ConfirmDialog
+      title={`Hire ${applicantName(application)}?`}
+      message={`${applicantName(application)} is told at once that they are hired for “${job.title}” and can start work. ${filled + 1} of ${job.number_of_positions} positions will be filled.`}
+      confirmLabel="Hire"
+      confirmClass="primary"
+      onConfirm={onHire}
+      onCancel={onCancel}
+    />
+  );
+}
+
+type Asking = { action: 'hire' | 'reject'; application: Application; opener: HTMLElement };
+
 export function ApplicationsTable({ job }: { job: JobDetail }) {
   const act = useJob((s) => s.act);
+  const say = useJob((s) => s.say);
   const busy = useJob((s) => s.busy);
-  const [rejecting, setRejecting] = useState<Application | null>(null);
+  const [asking, setAsking] = useState<Asking | null>(null);
+  const table = useRef<HTMLTableElement>(null);
+
+  // An action can remove its own button (a hired applicant has no Hire): focus then goes to
+  // the row's first remaining action, or to the notice that says what happened.
+  const perform = (a: Application, action: ApplicationAction, start: HTMLElement | null, reason?: string) =>
+    keepingFocus(
+      start,
+      async () => {
+        if (await act(job.id, a.id, action, reason)) say(`${ACTION_DONE[action]} ${applicantName(a)}.`);
+      },
+      () => [table.current?.querySelector<HTMLElement>(`tr[data-application-id="${a.id}"] .rc-row-actions button`), document.getElementById('rc-job-notice')],
+    );
+
+  const finish = (run: (asked: Asking) => void) => () => {
+    const asked = asking;
+    setAsking(null);
+    if (asked) run(asked);
+  };
 
   if (job.applications.length === 0) return <p className="muted">No applications yet.</p>;
   return (
     <div className="table-wrap">
-      <table className="data-table rc-applications">
+      <table className="data-table rc-applications" ref={table}>
         <thead>
           <tr>
             <th scope="col">Data Champ</th>
@@ -88,16 +133,21 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
                 <td>
                   <div className="rc-row-actions">
                     {legalApplicationActions(a.status, job.status).map((action) => (
-                      <button
+                      <GuardedButton
                         key={action}
-                        type="button"
+                        scope="jobs:write"
+                        noteId="rc-note-jobs-write"
                         className={action === 'hire' || action === 'approveWork' ? 'primary' : action === 'reject' ? 'danger' : undefined}
-                        disabled={busy !== null}
+                        unavailable={busy !== null}
                         aria-label={`${ACTION_LABELS[action].replace('…', '')} ${applicantName(a)}`}
-                        onClick={() => (action === 'reject' ? setRejecting(a) : void act(job.id, a.id, action))}
+                        onClick={(e) => {
+                          const opener = e.currentTarget;
+                          if (action === 'hire' || action === 'reject') setAsking({ action, application: a, opener });
+                          else void perform(a, action, opener);
+                        }}
                       >
                         {busy === `${action}:${a.id}` ? '…' : ACTION_LABELS[action]}
-                      </button>
+                      </GuardedButton>
                     ))}
                   </div>
                 </td>
@@ -106,7 +156,16 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
           })}
         </tbody>
       </table>
-      {rejecting && <RejectDialog application={rejecting} onDone={() => setRejecting(null)} />}
+      {asking?.action === 'hire' && (
+        <HireDialog application={asking.application} job={job} onCancel={() => setAsking(null)} onHire={finish((asked) => void perform(asked.application, 'hire', asked.opener))} />
+      )}
+      {asking?.action === 'reject' && (
+        <RejectDialog
+          application={asking.application}
+          onCancel={() => setAsking(null)}
+          onReject={(reason) => finish((asked) => void perform(asked.application, 'reject', asked.opener, reason))()}
+        />
+      )}
     </div>
   );
 }

@@ -1,27 +1,49 @@
 // Data Champ discovery: every filter of the search, results a page at a time.
 import { useEffect, useState, type FormEvent } from 'react';
+import { GuardedButton } from './GuardedButton';
+import { useFocusOnAppear } from './focus';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { formatMoney, humanize } from './rules';
+import { formatMoney, humanize, parseAmount } from './rules';
 import { CHAMPS_PER_PAGE, EMPTY_FILTERS, useChamps, type ChampFilters } from './stores/champs';
 
 type RateField = 'minRate' | 'maxRate';
 
 function checkFilters(f: ChampFilters): Partial<Record<RateField, string>> {
   const errors: Partial<Record<RateField, string>> = {};
+  const amounts: Partial<Record<RateField, number>> = {};
   for (const field of ['minRate', 'maxRate'] as const) {
-    const text = f[field].trim();
-    if (text !== '' && (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(Number(text)))) errors[field] = 'Enter an amount, e.g. 120.';
+    if (f[field].trim() === '') continue;
+    const parsed = parseAmount(f[field]);
+    if (parsed.ok) amounts[field] = Number(parsed.value);
+    else errors[field] = parsed.error;
   }
-  if (!errors.minRate && !errors.maxRate && f.minRate.trim() && f.maxRate.trim() && Number(f.minRate) > Number(f.maxRate)) {
+  if (amounts.minRate !== undefined && amounts.maxRate !== undefined && amounts.minRate > amounts.maxRate) {
     errors.maxRate = 'The maximum is below the minimum.';
   }
   return errors;
+}
+
+/**
+ * A champion's skills, cut to one line in the table. The cut is only visual: the button's name
+ * is the full list (screen readers read it all), focusing it unfolds the line, and Enter keeps
+ * it unfolded after focus moves on.
+ */
+function SkillsText({ skills }: { skills: string[] }) {
+  const [open, setOpen] = useState(false);
+  const text = skills.join(', ');
+  if (skills.length === 0) return <>—</>;
+  return (
+    <button type="button" className="rc-skills-text" aria-expanded={open} title={text} onClick={() => setOpen((o) => !o)}>
+      {text}
+    </button>
+  );
 }
 
 export function ChampSearch() {
   const { applied, page, data, loading, error, search, setPage } = useChamps();
   const [filters, setFilters] = useState<ChampFilters>(applied);
   const [errors, setErrors] = useState<Partial<Record<RateField, string>>>({});
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   useEffect(() => {
     if (!useChamps.getState().data) void useChamps.getState().search(useChamps.getState().applied);
@@ -50,7 +72,9 @@ export function ChampSearch() {
   return (
     <div className="rc-champs">
       <form className="card rc-filters" onSubmit={submit} aria-labelledby="rc-champs-title" noValidate>
-        <h2 id="rc-champs-title">Find Data Champs</h2>
+        <h2 id="rc-champs-title" tabIndex={-1} ref={headingRef}>
+          Find Data Champs
+        </h2>
         <div className="rc-filter-grid">
           <label className="field">
             <span>Name</span>
@@ -93,9 +117,9 @@ export function ChampSearch() {
           </label>
         </div>
         <div className="actions">
-          <button type="submit" className="primary" disabled={loading}>
+          <GuardedButton type="submit" className="primary" unavailable={loading}>
             Search
-          </button>
+          </GuardedButton>
           <button
             type="button"
             onClick={() => {
@@ -116,15 +140,15 @@ export function ChampSearch() {
               {data.total === 1 ? '1 Data Champ' : `${data.total} Data Champs`}
             </h3>
             <div className="pager">
-              <button type="button" disabled={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
+              <GuardedButton unavailable={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
                 ← Previous
-              </button>
+              </GuardedButton>
               <span aria-live="polite" data-testid="champ-page">
                 Page {page} of {lastPage}
               </span>
-              <button type="button" disabled={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
+              <GuardedButton unavailable={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
                 Next →
-              </button>
+              </GuardedButton>
             </div>
           </div>
           {data.data_champs.length === 0 ? (
@@ -150,8 +174,8 @@ export function ChampSearch() {
                         {c.verified && <span className="badge rc-verified">Verified</span>}
                       </td>
                       <td>{[c.city, c.country].filter(Boolean).join(', ') || '—'}</td>
-                      <td className="rc-skills-cell" title={c.skills.join(', ')}>
-                        {c.skills.join(', ')}
+                      <td className="rc-skills-cell">
+                        <SkillsText skills={c.skills} />
                       </td>
                       <td>
                         <span className={`rc-availability rc-avail-${c.availability ?? 'unknown'}`}>{c.availability ? humanize(c.availability) : '—'}</span>

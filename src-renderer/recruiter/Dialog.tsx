@@ -30,7 +30,11 @@ export function Dialog({ title, onCancel, children, describedBy }: { title: stri
   );
 }
 
-export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCancel }: { title: string; message: string; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCancel, confirmClass = 'danger' }: {
+  title: string; message: string; confirmLabel: string; onConfirm: () => void; onCancel: () => void;
+  /** 'danger' for what cannot be undone, 'primary' for a weighty but ordinary step. */
+  confirmClass?: 'danger' | 'primary';
+}) {
   return (
     <Dialog title={title} onCancel={onCancel} describedBy="rc-confirm-message">
       <p id="rc-confirm-message">{message}</p>
@@ -38,7 +42,7 @@ export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCance
         <button type="button" onClick={onCancel} autoFocus>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm}>
+        <button type="button" className={confirmClass} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>

@@ -5,9 +5,11 @@ import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } 
 import type { IpcError } from '../../src-main/ipc/contract';
 import { ErrorMessage } from '../components/ErrorMessage';
 import {
-  changedFields, checkDraft, draftOf, EMPTY_DRAFT, humanize, JOB_FIELDS, JOB_TYPE_OPTIONS, LOCATION_TYPE_OPTIONS, placeFieldErrors,
+  changedFields, checkDraft, draftOf, EMPTY_DRAFT, humanize, JOB_FIELDS, JOB_LIMITS, JOB_TYPE_OPTIONS, LOCATION_TYPE_OPTIONS, placeFieldErrors,
   RATE_TYPE_OPTIONS, toJobInput, type JobDraft, type JobField,
 } from './rules';
+import { GuardedButton } from './GuardedButton';
+import { useFocusOnAppear } from './focus';
 import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
 import { useRecruiterView } from './stores/view';
@@ -62,6 +64,7 @@ export function JobForm({ jobId }: { jobId: number | null }) {
   const [failure, setFailure] = useState<IpcError | null>(null);
   const [saving, setSaving] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   useEffect(() => {
     if (editing && job?.id !== jobId) void loadJob(jobId);
@@ -126,7 +129,7 @@ export function JobForm({ jobId }: { jobId: number | null }) {
   return (
     <form ref={formRef} className="card rc-job-form" onSubmit={submit} noValidate aria-labelledby="rc-job-form-title">
       <div className="screen-head">
-        <h2 id="rc-job-form-title">{editing ? `Edit “${original?.title ?? ''}”` : 'New job'}</h2>
+        <h2 id="rc-job-form-title" tabIndex={-1} ref={headingRef}>{editing ? `Edit “${original?.title ?? ''}”` : 'New job'}</h2>
         {!editing && <span className="muted small">Created as a draft: publish it when it is ready.</span>}
       </div>
       {fieldCount > 0 && (
@@ -135,8 +138,9 @@ export function JobForm({ jobId }: { jobId: number | null }) {
         </p>
       )}
       <div className="rc-form-grid">
-        <Field name="title" error={errors.title}>
-          {(p) => <input {...p} type="text" value={draft.title} onChange={set('title')} maxLength={300} />}
+        {/* No maxLength: a pasted title would be cut silently; the rule says how long it is instead. */}
+        <Field name="title" error={errors.title} hint={`At most ${JOB_LIMITS.title} characters`}>
+          {(p) => <input {...p} type="text" value={draft.title} onChange={set('title')} />}
         </Field>
         <Field name="job_type" error={errors.job_type}>
           {(p) => (
@@ -164,7 +168,7 @@ export function JobForm({ jobId }: { jobId: number | null }) {
           )}
         </Field>
         <div className="rc-form-row">
-          <Field name="rate" error={errors.rate}>
+          <Field name="rate" error={errors.rate} hint="e.g. 150.00 or 150,00">
             {(p) => <input {...p} type="text" inputMode="decimal" value={draft.rate} onChange={set('rate')} placeholder="150.00" />}
           </Field>
           <Field name="currency" error={errors.currency}>
@@ -198,9 +202,9 @@ export function JobForm({ jobId }: { jobId: number | null }) {
       )}
       {failure && <ErrorMessage error={failure} summary={editing ? 'The job could not be saved.' : 'The job could not be created.'} />}
       <div className="actions">
-        <button type="submit" className="primary" disabled={saving}>
+        <GuardedButton type="submit" className="primary" unavailable={saving}>
           {saving ? 'Saving…' : editing ? 'Save changes' : 'Create draft'}
-        </button>
+        </GuardedButton>
         <button type="button" onClick={() => go(editing ? { screen: 'job', jobId } : { screen: 'jobs' })}>
           Cancel
         </button>

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ApplicationsTable } from './ApplicationsTable';
 import { JobStatusBadge } from './Badges';
+import { useFocusOnAppear } from './focus';
 import { JobLifecycle } from './JobLifecycle';
 import { MatchesPanel } from './MatchesPanel';
 import { formatMoney, humanize } from './rules';
@@ -11,7 +12,8 @@ import { useRecruiterConnection } from './stores/connection';
 import { useRecruiterView } from './stores/view';
 
 export function JobPage({ jobId }: { jobId: number }) {
-  const { job, loading, error, actionError, load } = useJob();
+  const { job, loading, error, actionError, notice, load } = useJob();
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
   const go = useRecruiterView((s) => s.go);
   const canDiscover = useRecruiterConnection((s) => s.info?.key.scopes.includes('data_champs:read') ?? false);
 
@@ -33,7 +35,7 @@ export function JobPage({ jobId }: { jobId: number }) {
       {back}
       <section className="card" aria-labelledby="rc-job-title">
         <div className="screen-head">
-          <h2 id="rc-job-title">
+          <h2 id="rc-job-title" tabIndex={-1} ref={headingRef}>
             {job.title} <JobStatusBadge status={job.status} />
           </h2>
         </div>
@@ -58,6 +60,11 @@ export function JobPage({ jobId }: { jobId: number }) {
         </dl>
         <p className="rc-description">{job.description}</p>
         <JobLifecycle job={job} />
+        {/* Always present, so screen readers announce each new notice; focusable as the stand-in
+            when an action removed the control that started it. */}
+        <p id="rc-job-notice" className={notice ? 'rc-notice' : undefined} role="status" tabIndex={-1} hidden={!notice}>
+          {notice}
+        </p>
         {actionError && <ErrorMessage error={actionError} summary="That did not work." />}
       </section>
       <div className={canDiscover ? 'rc-job-columns' : undefined}>

@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { JobStatusBadge } from './Badges';
+import { useFocusOnAppear } from './focus';
+import { GuardedButton } from './GuardedButton';
 import { formatMoney, humanize } from './rules';
 import { JOBS_PER_PAGE, useJobs } from './stores/jobs';
 import { useRecruiterView } from './stores/view';
@@ -16,6 +18,7 @@ const STATUS_FILTERS = [
 export function JobsList() {
   const { status, page, data, loading, error, load, setStatus, setPage } = useJobs();
   const go = useRecruiterView((s) => s.go);
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   useEffect(() => {
     void load();
@@ -25,7 +28,9 @@ export function JobsList() {
   return (
     <div className="card">
       <div className="screen-head">
-        <h2>Jobs</h2>
+        <h2 tabIndex={-1} ref={headingRef}>
+          Jobs
+        </h2>
         <div className="rc-toolbar">
           <label className="rc-inline-field">
             <span>Job state</span>
@@ -37,9 +42,9 @@ export function JobsList() {
               ))}
             </select>
           </label>
-          <button type="button" className="primary" onClick={() => go({ screen: 'newJob' })}>
+          <GuardedButton scope="jobs:write" noteId="rc-note-jobs-write" className="primary" onClick={() => go({ screen: 'newJob' })}>
             New job
-          </button>
+          </GuardedButton>
         </div>
       </div>
       {error && <ErrorMessage error={error} summary="The jobs could not be loaded." />}
@@ -83,15 +88,15 @@ export function JobsList() {
       )}
       {data && data.total > JOBS_PER_PAGE && (
         <div className="pager rc-pager">
-          <button type="button" disabled={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
+          <GuardedButton unavailable={page <= 1 || loading} onClick={() => void setPage(page - 1)}>
             ← Previous
-          </button>
+          </GuardedButton>
           <span aria-live="polite">
             Page {page} of {lastPage}
           </span>
-          <button type="button" disabled={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
+          <GuardedButton unavailable={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
             Next →
-          </button>
+          </GuardedButton>
         </div>
       )}
       {!data && loading && <p className="muted">Loading jobs…</p>}

@@ -1,6 +1,7 @@
 // Recommended Data Champs for the job, with the service's score and its reasons.
 import { useEffect } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { GuardedButton } from './GuardedButton';
 import { formatMoney } from './rules';
 import { useMatches } from './stores/matches';
 
@@ -16,9 +17,9 @@ export function MatchesPanel({ jobId }: { jobId: number }) {
     <section className="card rc-matches" aria-labelledby="rc-matches-title">
       <div className="screen-head">
         <h3 id="rc-matches-title">Recommended Data Champs</h3>
-        <button type="button" disabled={loading} onClick={() => void load(jobId)}>
+        <GuardedButton unavailable={loading} onClick={() => void load(jobId)}>
           Refresh
-        </button>
+        </GuardedButton>
       </div>
       {error && <ErrorMessage error={error} summary="Matches could not be loaded." />}
       {current === jobId && matches && matches.length === 0 && <p className="muted">No matching Data Champs right now.</p>}

@@ -1,6 +1,8 @@
 // The recruiter key, connected separately from the delivery key (its own address and secret).
 import { useState, type FormEvent } from 'react';
 import { useConnection } from '../stores/connection';
+import { GuardedButton } from './GuardedButton';
+import { useFocusOnAppear } from './focus';
 import { describeRecruiterConnectError, useRecruiterConnection } from './stores/connection';
 
 /** The recruiter API usually sits beside the delivery API on the same host. */
@@ -14,6 +16,7 @@ export function RecruiterConnectCard() {
   const [baseUrl, setBaseUrl] = useState(() => suggestedBaseUrl(deliveryBaseUrl));
   const [apiKey, setApiKey] = useState('');
   const { busy, error, connect } = useRecruiterConnection();
+  const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -24,7 +27,7 @@ export function RecruiterConnectCard() {
 
   return (
     <form className="card rc-connect" onSubmit={submit} aria-labelledby="rc-connect-title">
-      <h2 id="rc-connect-title">Connect the recruiter API</h2>
+      <h2 id="rc-connect-title" tabIndex={-1} ref={headingRef}>Connect the recruiter API</h2>
       <p className="muted">
         Recruiting uses its own organization key, separate from the delivery key. The operator sends it once; paste it here. It is kept in your system&apos;s secret store.
       </p>
@@ -43,9 +46,9 @@ export function RecruiterConnectCard() {
         </div>
       )}
       <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
+        <GuardedButton type="submit" className="primary" unavailable={busy}>
           {busy ? 'Connecting…' : 'Connect recruiter key'}
-        </button>
+        </GuardedButton>
       </div>
     </form>
   );

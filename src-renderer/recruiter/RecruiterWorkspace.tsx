@@ -12,7 +12,9 @@ import { useChamps } from './stores/champs';
 import { useJob } from './stores/job';
 import { useJobs } from './stores/jobs';
 import { useMatches } from './stores/matches';
-import { useRecruiterView } from './stores/view';
+import { useRecruiterView, type RecruiterView } from './stores/view';
+import { GuardedButton } from './GuardedButton';
+import { ScopeNote } from './scopes';
 import './recruiter.css';
 
 function OrganizationBar() {
@@ -29,26 +31,25 @@ function OrganizationBar() {
     useChamps.getState().reset();
   };
   if (!info) return null;
-  const onJobs = view.screen !== 'champs';
+  const onJobs = viewShown(view, info.key.scopes).screen !== 'champs';
   return (
     <div className="rc-bar">
       <nav aria-label="Recruiter sections" className="rc-sections">
-        <button type="button" aria-current={onJobs ? 'page' : undefined} onClick={() => go({ screen: 'jobs' })}>
+        <GuardedButton scope="jobs:read" noteId="rc-note-jobs-read" aria-current={onJobs ? 'page' : undefined} onClick={() => go({ screen: 'jobs' })}>
           Jobs
-        </button>
-        <button type="button" aria-current={!onJobs ? 'page' : undefined} onClick={() => go({ screen: 'champs' })}>
+        </GuardedButton>
+        <GuardedButton scope="data_champs:read" noteId="rc-note-champs-read" aria-current={!onJobs ? 'page' : undefined} onClick={() => go({ screen: 'champs' })}>
           Data Champs
-        </button>
+        </GuardedButton>
       </nav>
       <span className="rc-org" title={`Key ${info.key.name ?? ''} · ${info.key.prefix ?? ''}… · ${info.key.scopes.join(', ')}`}>
         <span className="muted">Organization</span> <strong data-testid="recruiter-org-name">{info.organization.name}</strong>
         <span className="muted small mono"> · key {info.key.prefix}…</span>
         <span className="muted small"> · {info.key.scopes.join(', ')}</span>
       </span>
-      <button
-        type="button"
+      <GuardedButton
         className="danger"
-        disabled={busy}
+        unavailable={busy}
         onClick={() => {
           resetAll();
           go({ screen: 'jobs' });
@@ -56,16 +57,36 @@ function OrganizationBar() {
         }}
       >
         Forget recruiter key
-      </button>
+      </GuardedButton>
     </div>
   );
 }
+
+/** The key's limits, said once under the bar; the controls they disable point here. */
+function ScopeNotes() {
+  return (
+    <div className="rc-scope-notes">
+      <ScopeNote id="rc-note-jobs-read" scope="jobs:read" action="list and open jobs" />
+      <ScopeNote id="rc-note-jobs-write" scope="jobs:write" action="create, edit, publish or close jobs and act on applications" />
+      <ScopeNote id="rc-note-champs-read" scope="data_champs:read" action="search Data Champs or see recommended matches" />
+    </div>
+  );
+}
+
+/** A key without jobs:read can still discover Data Champs, and one without data_champs:read still has its jobs. */
+function viewShown(view: RecruiterView, scopes: readonly string[]): RecruiterView {
+  if (view.screen === 'champs') return scopes.includes('data_champs:read') || !scopes.includes('jobs:read') ? view : { screen: 'jobs' };
+  return scopes.includes('jobs:read') || !scopes.includes('data_champs:read') ? view : { screen: 'champs' };
+}
+
+const NO_SCOPES: readonly string[] = [];
 
 export function RecruiterWorkspace() {
   const status = useRecruiterConnection((s) => s.status);
   const loadError = useRecruiterConnection((s) => s.loadError);
   const load = useRecruiterConnection((s) => s.load);
   const view = useRecruiterView((s) => s.view);
+  const scopes = useRecruiterConnection((s) => s.info?.key.scopes ?? NO_SCOPES);
 
   useEffect(() => {
     if (status === 'unknown') void load();
@@ -83,15 +104,16 @@ export function RecruiterWorkspace() {
   }
 
   let body;
-  switch (view.screen) {
+  const shown = viewShown(view, scopes);
+  switch (shown.screen) {
     case 'newJob':
       body = <JobForm jobId={null} />;
       break;
     case 'editJob':
-      body = <JobForm jobId={view.jobId} />;
+      body = <JobForm jobId={shown.jobId} />;
       break;
     case 'job':
-      body = <JobPage jobId={view.jobId} />;
+      body = <JobPage jobId={shown.jobId} />;
       break;
     case 'champs':
       body = <ChampSearch />;
@@ -102,6 +124,7 @@ export function RecruiterWorkspace() {
   return (
     <section className="rc-workspace" aria-label="Recruiter">
       <OrganizationBar />
+      <ScopeNotes />
       {body}
     </section>
   );

@@ -99,24 +99,76 @@ export function draftOf(job: Job): JobDraft {
 export const splitSkills = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
 const SKILL = /^[A-Za-z0-9][A-Za-z0-9_-]{0,49}$/;
 
+/** The service's limits (src-service/recruiter/validation.ts), repeated so people learn them before a round trip. */
+export const JOB_LIMITS = { title: 200, description: 10_000, positions: 1000, skills: 50, rateDigits: 9, rateDecimals: 2 } as const;
+
+export type Parsed = { ok: true; value: string } | { ok: false; error: string };
+
 /**
- * The checks people benefit from before a round trip: required fields and obvious formats.
- * The finer rules (e.g. at most 1000 positions, two decimals) are the service's; its 422
- * answer lands on the same fields.
+ * An amount as people type it: "12.50" or "12,50" (a decimal comma, as most of Europe writes
+ * it) both give "12.50". Thousands separators are refused rather than guessed: "1,250" could
+ * be 1250 or 1.25, and "1.250,00" mixes both marks, so the message says how to write it.
  */
+export function parseAmount(text: string, maxDecimals: number = Infinity): Parsed {
+  const t = text.trim();
+  const match = /^(\d+)(?:[.,](\d+))?$/.exec(t);
+  if (!match) {
+    return /^[\d.,\s']+$/.test(t) && /\d/.test(t)
+      ? { ok: false, error: 'Write the amount without thousands separators, e.g. 1250.50 or 1250,50.' }
+      : { ok: false, error: 'Enter an amount in digits, e.g. 150.00 or 150,00.' };
+  }
+  const [, whole = '', decimals] = match;
+  if (decimals !== undefined && decimals.length === 3 && t.includes(',')) {
+    return { ok: false, error: `"${t}" is ambiguous: write ${whole}${decimals} for thousands (no separators), or ${whole}.${decimals.slice(0, 2)} for decimals.` };
+  }
+  if (decimals !== undefined && decimals.length > maxDecimals) return { ok: false, error: `Use at most ${maxDecimals} decimals, e.g. 12.50.` };
+  const digits = whole.replace(/^0+(?=\d)/, '');
+  return { ok: true, value: decimals === undefined ? digits : `${digits}.${decimals}` };
+}
+
+/** The job's rate: an amount greater than 0 with at most 9 digits before and 2 after the point. */
+export function parseRate(text: string): Parsed {
+  const parsed = parseAmount(text, JOB_LIMITS.rateDecimals);
+  if (!parsed.ok) return parsed;
+  if (Number(parsed.value) <= 0) return { ok: false, error: 'The rate must be greater than 0.' };
+  if (parsed.value.split('.')[0]!.length > JOB_LIMITS.rateDigits) {
+    return { ok: false, error: `Use at most ${JOB_LIMITS.rateDigits} digits before the decimal point.` };
+  }
+  return parsed;
+}
+
+/** The service's rules for a job, checked in the form so each shows at its field before a round trip. */
 export function checkDraft(d: JobDraft): Partial<Record<JobField, string>> {
   const errors: Partial<Record<JobField, string>> = {};
-  if (d.title.trim() === '') errors.title = 'Enter a title.';
-  if (d.description.trim() === '') errors.description = 'Describe the job.';
+  const title = d.title.trim();
+  if (title === '') errors.title = 'Enter a title.';
+  else if (title.length > JOB_LIMITS.title) errors.title = `Keep the title to ${JOB_LIMITS.title} characters or fewer (it has ${title.length}).`;
+  const description = d.description.trim();
+  if (description === '') errors.description = 'Describe the job.';
+  else if (description.length > JOB_LIMITS.description) errors.description = `Keep the description to ${JOB_LIMITS.description} characters or fewer (it has ${description.length}).`;
   if (d.job_type === '') errors.job_type = 'Choose a job type.';
   if (d.rate.trim() === '') errors.rate = 'Enter the rate.';
-  else if (!/^\d+(\.\d+)?$/.test(d.rate.trim()) || Number(d.rate) <= 0) errors.rate = 'The rate must be an amount greater than 0, e.g. 150.00.';
+  else {
+    const rate = parseRate(d.rate);
+    if (!rate.ok) errors.rate = rate.error;
+  }
   if (!/^[A-Za-z]{3}$/.test(d.currency.trim())) errors.currency = 'Use a 3-letter currency code, e.g. EUR.';
-  if (!/^\d+$/.test(d.number_of_positions.trim()) || Number(d.number_of_positions) < 1) errors.number_of_positions = 'Enter a whole number of at least 1.';
-  const badSkill = splitSkills(d.required_skills).find((s) => !SKILL.test(s));
-  if (badSkill !== undefined) errors.required_skills = `"${badSkill}" is not a skill identifier (letters, digits, _ and -).`;
+  const positions = d.number_of_positions.trim();
+  if (!/^\d+$/.test(positions) || Number(positions) < 1 || Number(positions) > JOB_LIMITS.positions) {
+    errors.number_of_positions = `Enter a whole number from 1 to ${JOB_LIMITS.positions}.`;
+  }
+  const skills = splitSkills(d.required_skills);
+  const badSkill = skills.find((s) => !SKILL.test(s));
+  if (badSkill !== undefined) errors.required_skills = `"${badSkill}" is not a skill identifier (letters, digits, _ and -, at most 50 characters).`;
+  else if (new Set(skills.map((s) => s.toLowerCase())).size > JOB_LIMITS.skills) errors.required_skills = `List at most ${JOB_LIMITS.skills} skills.`;
   return errors;
 }
+
+/** "12,50" is sent as "12.50"; text checkDraft refused is sent as typed (the service answers). */
+const normalRate = (text: string): string => {
+  const rate = parseRate(text);
+  return rate.ok ? rate.value : text.trim();
+};
 
 export function toJobInput(d: JobDraft): JobInput {
   return {
@@ -124,11 +176,11 @@ export function toJobInput(d: JobDraft): JobInput {
     description: d.description.trim(),
     job_type: d.job_type,
     location_type: d.location_type,
-    rate: d.rate.trim(),
+    rate: normalRate(d.rate),
     rate_type: d.rate_type,
     currency: d.currency.trim().toUpperCase(),
     number_of_positions: Number(d.number_of_positions.trim()),
-    required_skills: splitSkills(d.required_skills).map((s) => s.toLowerCase()),
+    required_skills: [...new Set(splitSkills(d.required_skills).map((s) => s.toLowerCase()))],
   };
 }
 

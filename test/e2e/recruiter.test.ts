@@ -69,6 +69,20 @@ const acme = () => {
 };
 
 const jobBadge = () => page.locator('#rc-job-title .rc-status');
+const orgKey = (name: string) => {
+  const org = service.organizations.find((o) => o.name === name);
+  if (!org) throw new Error(`demo organization ${name} missing`);
+  return org.apiKey;
+};
+/** The focused element, described well enough to assert where focus is. */
+const focused = () =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return { tag: el?.tagName.toLowerCase(), id: el?.id, text: el?.textContent?.trim(), label: el?.getAttribute('aria-label') };
+  });
+/** The text a control's aria-describedby points at. */
+const description = (locator: ReturnType<Page['locator']>) =>
+  locator.evaluate((el) => (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
 
 describe('recruiter workspace end to end', () => {
   it('connects with the organization key and runs a job through its lifecycle', async () => {
@@ -84,10 +98,15 @@ describe('recruiter workspace end to end', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.getAttribute('data-error-kind')).toBe('auth');
+    // Busy, the button was aria-disabled, not disabled: focus never fell to the page body.
+    expect(await focused()).toMatchObject({ tag: 'button', text: 'Connect recruiter key' });
     await screenshot('connect-error');
     await page.getByLabel('Recruiter API key').fill(acme().apiKey);
     await page.getByRole('button', { name: 'Connect recruiter key' }).click();
     await expect.poll(() => page.getByTestId('recruiter-org-name').textContent()).toBe('Acme Field Research');
+    // Opening a screen puts focus on its heading; a full key sees no scope notes.
+    await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Jobs' });
+    expect(await page.locator('.rc-scope-note').count()).toBe(0);
     // The key itself is nowhere on the page.
     expect(await page.content()).not.toContain(acme().apiKey);
 
@@ -101,40 +120,62 @@ describe('recruiter workspace end to end', () => {
     await expect.poll(() => page.locator('table.rc-jobs .rc-status').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.status))).toEqual(['active', 'active']);
     await page.getByLabel('Job state').selectOption('');
 
-    // New job: the first submit misses the title (inline, no round trip)...
+    // New job: the form's rules are the service's, each shown at its field without a round trip.
     await page.getByRole('button', { name: 'New job' }).click();
+    await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'New job' });
     await page.getByLabel('Description').fill('Count pedestrians at six crossings for two hours each.');
     await page.getByLabel('Job type').selectOption('survey');
-    await page.getByLabel('Rate', { exact: true }).fill('140');
+    await page.getByLabel('Rate', { exact: true }).fill('1,250');
     await page.getByLabel('Positions').fill('5000');
     await page.getByLabel('Required skills').fill('survey, smartphone');
+    const createRequests = async () => (await service.admin.stats()).byRoute['recruiter POST /jobs'] ?? 0;
+    const createsBefore = await createRequests();
     await page.getByRole('button', { name: 'Create draft' }).click();
-    const titleError = page.locator('[data-field-error="title"]');
-    await titleError.waitFor();
-    expect(await titleError.textContent()).toBe('Enter a title.');
+    const fieldError = (field: string) => page.locator(`[data-field-error="${field}"]`);
+    await fieldError('title').waitFor();
+    expect(await fieldError('title').textContent()).toBe('Enter a title.');
+    expect(await fieldError('rate').textContent()).toBe('"1,250" is ambiguous: write 1250 for thousands (no separators), or 1.25 for decimals.');
+    expect(await fieldError('number_of_positions').textContent()).toBe('Enter a whole number from 1 to 1000.');
     expect(await page.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('rc-job-title');
     await screenshot('job-form-inline-error');
-
-    // ...then the service's 422 lands on the field it names (at most 1000 positions).
-    await page.getByLabel('Title').fill('Pedestrian count in Kreuzberg');
+    // The service allows at most 200 characters (validation.ts); the form says so, with the count.
+    await page.getByLabel('Title').fill('P'.repeat(201));
     await page.getByRole('button', { name: 'Create draft' }).click();
-    const positionsError = page.locator('[data-field-error="number_of_positions"]');
-    await positionsError.waitFor();
-    expect(await positionsError.textContent()).toContain('1 to 1000');
-    await screenshot('job-form-server-error');
+    await expect.poll(() => fieldError('title').textContent()).toBe('Keep the title to 200 characters or fewer (it has 201).');
+    expect(await createRequests()).toBe(createsBefore); // no round trip for any of it
+
+    // A server stricter than the form (here one that lies): its 422 still lands on the field it names.
+    await page.getByLabel('Title').fill('Pedestrian count in Kreuzberg');
     await page.getByLabel('Positions').fill('4');
+    // "12,50" is a decimal comma: sent as 12.50.
+    await page.getByLabel('Rate', { exact: true }).fill('12,50');
+    await service.admin.addFault(
+      { api: 'recruiter', method: 'POST', path: '^/jobs$' },
+      { type: 'body', status: 422, contentType: 'application/json', body: JSON.stringify({ error: 'validation failed', errors: { number_of_positions: ['must be at most 3 for this organization'] } }) },
+      1,
+    );
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    await expect.poll(() => fieldError('number_of_positions').textContent()).toBe('must be at most 3 for this organization');
+    await screenshot('job-form-server-error');
     await page.getByRole('button', { name: 'Create draft' }).click();
 
     // The job page: only the legal moves are offered at each state.
     await expect.poll(() => page.locator('#rc-job-title').textContent()).toContain('Pedestrian count in Kreuzberg');
+    await expect.poll(focused).toMatchObject({ tag: 'h2', id: 'rc-job-title' });
+    expect(await page.locator('.rc-job-facts').textContent()).toContain('12.50 EUR');
     const lifecycle = page.getByRole('group', { name: 'Job actions' });
     const moves = () => lifecycle.getByRole('button').allTextContents();
+    const notice = page.getByRole('status').filter({ hasText: /\S/ });
     expect(await jobBadge().getAttribute('data-status')).toBe('draft');
     expect(await moves()).toEqual(['Publish', 'Close job…', 'Edit']);
-    await lifecycle.getByRole('button', { name: 'Publish' }).click();
+    // By keyboard: Publish replaces its own button, and focus moves to the move that took its place.
+    await lifecycle.getByRole('button', { name: 'Publish' }).focus();
+    await page.keyboard.press('Enter');
     await expect.poll(() => jobBadge().getAttribute('data-status')).toBe('active');
     expect(await moves()).toEqual(['Pause', 'Close job…', 'Edit']);
+    expect(await notice.textContent()).toBe('Published: Data Champs can now apply.');
+    await expect.poll(focused).toMatchObject({ tag: 'button', text: 'Pause' });
     await lifecycle.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => jobBadge().getAttribute('data-status')).toBe('paused');
     expect(await moves()).toEqual(['Resume', 'Close job…', 'Edit']);
@@ -153,6 +194,8 @@ describe('recruiter workspace end to end', () => {
     await dialog.getByRole('button', { name: 'Close job' }).click();
     await expect.poll(() => jobBadge().getAttribute('data-status')).toBe('closed');
     expect(await moves()).toEqual([]);
+    // No move is left to hold focus: the notice saying what happened takes it.
+    await expect.poll(focused).toMatchObject({ id: 'rc-job-notice', text: 'Closed: the job and its applications can no longer change.' });
 
     // Back in the list, the new job shows as closed.
     await page.getByRole('button', { name: '← Jobs' }).click();
@@ -172,8 +215,24 @@ describe('recruiter workspace end to end', () => {
 
     const hireId = await pending.nth(0).getAttribute('data-application-id');
     const rejectId = await pending.nth(1).getAttribute('data-application-id');
-    await page.locator(`tr[data-application-id="${hireId}"]`).getByRole('button', { name: /^Hire / }).click();
-    await expect.poll(() => page.locator(`tr[data-application-id="${hireId}"]`).getAttribute('data-status')).toBe('hired');
+    const hireRow = page.locator(`tr[data-application-id="${hireId}"]`);
+    const applicant = (await hireRow.locator('td').first().evaluate((td) => td.firstChild?.textContent ?? '')).trim();
+    // Hiring asks first; Cancel changes nothing and returns focus to Hire.
+    await hireRow.getByRole('button', { name: /^Hire / }).click();
+    const hireDialog = page.getByRole('dialog');
+    expect(await hireDialog.getByRole('heading').textContent()).toBe(`Hire ${applicant}?`);
+    expect(await hireDialog.textContent()).toContain('is told at once that they are hired for “Street survey in Berlin”');
+    await screenshot('hire-confirm');
+    await hireDialog.getByRole('button', { name: 'Cancel' }).click();
+    await hireDialog.waitFor({ state: 'detached' });
+    expect(await hireRow.getAttribute('data-status')).toBe('pending');
+    expect((await focused()).label).toBe(`Hire ${applicant}`);
+    await hireRow.getByRole('button', { name: /^Hire / }).click();
+    await hireDialog.getByRole('button', { name: 'Hire', exact: true }).click();
+    await expect.poll(() => hireRow.getAttribute('data-status')).toBe('hired');
+    // Success is said, and focus stays in the row (Hire is gone: the row's remaining action).
+    expect(await page.getByRole('status').filter({ hasText: /\S/ }).textContent()).toBe(`Hired ${applicant}.`);
+    await expect.poll(async () => (await focused()).label).toBe(`Reject ${applicant}`);
 
     await page.locator(`tr[data-application-id="${rejectId}"]`).getByRole('button', { name: /^Reject / }).click();
     const dialog = page.getByRole('dialog');
@@ -207,7 +266,7 @@ describe('recruiter workspace end to end', () => {
     await page.getByLabel('Skills').fill('survey');
     await page.getByLabel('Country').fill('Germany');
     await page.getByLabel('Availability').selectOption('available');
-    await page.getByLabel('Min daily rate').fill('60');
+    await page.getByLabel('Min daily rate').fill('60,50'); // a decimal comma, as in the job form
     await page.getByLabel('Max daily rate').fill('400');
     await page.getByLabel('Verified only').check();
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -220,6 +279,8 @@ describe('recruiter workspace end to end', () => {
       expect(text).toContain('Verified');
       expect(text).toContain('Available');
     }
+    const rates = await rows.evaluateAll((rs) => rs.map((r) => parseFloat((r as HTMLTableRowElement).cells[4]!.textContent ?? '')));
+    for (const rate of rates) expect(rate).toBeGreaterThanOrEqual(60.5);
 
     // A broader search spans pages.
     await page.getByRole('button', { name: 'Clear filters' }).click();
@@ -230,9 +291,28 @@ describe('recruiter workspace end to end', () => {
     const firstPageNames = await rows.allTextContents();
     await page.getByRole('button', { name: 'Next →' }).click();
     await expect.poll(() => pageLabel.textContent()).toMatch(/^Page 2 of /);
+    expect(await focused()).toMatchObject({ tag: 'button', text: 'Next →' });
     expect(await rows.allTextContents()).not.toEqual(firstPageNames);
     for (const cell of await page.locator('.rc-availability').allTextContents()) expect(cell).toBe('Available');
     await screenshot('champs', [SMALL, LARGE]);
+
+    // Skills cut to one line are reachable by keyboard: the button's name is the whole list,
+    // focus unfolds the line, and Tab goes on to the next champion's skills.
+    const skills = page.locator('table.rc-champ-table .rc-skills-text');
+    const cutIndex = await skills.evaluateAll((els) => els.findIndex((e) => e.scrollWidth > e.clientWidth));
+    expect(cutIndex).toBeGreaterThanOrEqual(0);
+    const cut = skills.nth(cutIndex);
+    const fullText = (await cut.textContent())!;
+    expect(await cut.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+    await cut.focus();
+    expect(await cut.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    expect((await focused()).text).toBe(fullText);
+    expect(await page.getByRole('button', { name: fullText, exact: true }).count()).toBeGreaterThanOrEqual(1);
+    await screenshot('champs-skills-focused');
+    await page.keyboard.press('Enter'); // stays unfolded after focus moves on
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ tag: 'button', text: (await skills.nth(cutIndex + 1).textContent())! });
+    expect(await cut.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
 
     // Dark theme.
     await page.getByRole('button', { name: /^Theme:/ }).click(); // system -> light
@@ -246,8 +326,60 @@ describe('recruiter workspace end to end', () => {
     // Forgetting the recruiter key leaves the delivery connection alone.
     await page.getByRole('button', { name: 'Forget recruiter key' }).click();
     await page.getByLabel('Recruiter API key').waitFor();
+    await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Connect the recruiter API' });
     expect(await page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
     expect(await bridge.services.connection.current()).not.toBeNull();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows what a read-only key cannot do, disabled with the missing scope named', async () => {
+    await page.getByLabel('Recruiter API key').fill(orgKey('Readonly Recruiting'));
+    await page.getByRole('button', { name: 'Connect recruiter key' }).click();
+    await expect.poll(() => page.getByTestId('recruiter-org-name').textContent()).toBe('Readonly Recruiting');
+    await page.locator('table.rc-jobs tbody tr').first().waitFor();
+
+    // New job and Data Champs stay visible but disabled (still focusable), each naming its scope.
+    const newJob = page.getByRole('button', { name: 'New job' });
+    expect(await newJob.getAttribute('aria-disabled')).toBe('true');
+    expect(await description(newJob)).toBe('This key lacks the jobs:write scope needed to create, edit, publish or close jobs and act on applications. Ask the operator for a key that has it.');
+    const champsTab = page.getByRole('navigation', { name: 'Recruiter sections' }).getByRole('button', { name: 'Data Champs' });
+    expect(await champsTab.getAttribute('aria-disabled')).toBe('true');
+    expect(await description(champsTab)).toBe('This key lacks the data_champs:read scope needed to search Data Champs or see recommended matches. Ask the operator for a key that has it.');
+    expect(await page.locator('.rc-scope-note').allTextContents()).toHaveLength(2);
+    await page.setViewportSize(LARGE);
+    await page.screenshot({ path: join(process.cwd(), 'docs', 'screenshots', 'recruiter-read-only.png') });
+    await page.setViewportSize(SMALL);
+
+    // Activating them does nothing (no form to fill in vain), and focus stays put.
+    await newJob.focus();
+    await page.keyboard.press('Enter');
+    expect(await newJob.isEnabled()).toBe(false); // aria-disabled counts as disabled for Playwright too
+    await champsTab.click({ force: true });
+    expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe('Jobs');
+    expect(await page.getByLabel('Title').count()).toBe(0);
+    expect((await focused()).text).toBe('Data Champs');
+
+    // On a job: every move and application action is disabled for the same reason.
+    await page.locator('table.rc-jobs').getByRole('button', { name: 'Store opening hours check' }).click();
+    await page.locator('table.rc-applications').waitFor();
+    const blocked = page.locator('.rc-lifecycle button, .rc-row-actions button');
+    expect(await blocked.count()).toBeGreaterThan(0);
+    for (const scope of await blocked.evaluateAll((els) => els.map((e) => `${e.getAttribute('aria-disabled')} ${e.getAttribute('data-missing-scope')}`))) {
+      expect(scope).toBe('true jobs:write');
+    }
+    await page.locator('.rc-row-actions button', { hasText: 'Hire' }).click({ force: true });
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(await page.locator('.rc-matches').count()).toBe(0);
+
+    // A discovery-only key opens on Data Champs; Jobs names jobs:read.
+    await page.getByRole('button', { name: 'Forget recruiter key' }).click();
+    await page.getByLabel('Recruiter API key').fill(orgKey('Talent Scouts'));
+    await page.getByRole('button', { name: 'Connect recruiter key' }).click();
+    await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Find Data Champs' });
+    const jobsTab = page.getByRole('navigation', { name: 'Recruiter sections' }).getByRole('button', { name: 'Jobs' });
+    expect(await jobsTab.getAttribute('aria-disabled')).toBe('true');
+    expect(await description(jobsTab)).toBe('This key lacks the jobs:read scope needed to list and open jobs. Ask the operator for a key that has it.');
+    await page.getByTestId('champ-total').waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

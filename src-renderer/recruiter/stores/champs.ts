@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { IpcError } from '../../../src-main/ipc/contract';
 import type { ChampAvailability, ChampSearchArg, DataChampsPage } from '../../../src-main/ipc/recruiter-contract';
 import { invoke } from '../../api';
+import { parseAmount } from '../rules';
 
 export const CHAMPS_PER_PAGE = 10;
 
@@ -40,8 +41,10 @@ export function toSearchArg(f: ChampFilters, page: number): ChampSearchArg {
   if (f.location.trim()) arg.location = f.location.trim();
   if (f.country.trim()) arg.country = f.country.trim();
   if (f.availability) arg.availability = f.availability;
-  if (f.minRate.trim()) arg.minRate = Number(f.minRate);
-  if (f.maxRate.trim()) arg.maxRate = Number(f.maxRate);
+  const minRate = parseAmount(f.minRate);
+  const maxRate = parseAmount(f.maxRate);
+  if (f.minRate.trim() && minRate.ok) arg.minRate = Number(minRate.value);
+  if (f.maxRate.trim() && maxRate.ok) arg.maxRate = Number(maxRate.value);
   if (f.verifiedOnly) arg.verifiedOnly = true;
   return arg;
 }

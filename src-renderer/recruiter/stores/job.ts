@@ -14,6 +14,9 @@ interface JobStore {
   actionError: IpcError | null;
   /** e.g. "publish" or "hire:12" while it runs. */
   busy: string | null;
+  /** What the last successful move or action did, e.g. "Hired Amara Okafor.", until the next one. */
+  notice: string | null;
+  say(notice: string): void;
   load(jobId: number): Promise<void>;
   move(jobId: number, move: JobMove): Promise<boolean>;
   act(jobId: number, applicationId: number, action: ApplicationAction, reason?: string): Promise<boolean>;
@@ -51,16 +54,21 @@ export const useJob = create<JobStore>((set, get) => ({
   error: null,
   actionError: null,
   busy: null,
+  notice: null,
+
+  say(notice) {
+    set({ notice });
+  },
 
   async load(jobId) {
-    set({ loading: true, error: null, actionError: null, ...(get().job?.id === jobId ? {} : { job: null }) });
+    set({ loading: true, error: null, actionError: null, ...(get().job?.id === jobId ? {} : { job: null, notice: null }) });
     const result = await invoke('recruiter:jobs:get', { jobId });
     if (result.ok) set({ loading: false, job: result.value });
     else set({ loading: false, error: result.error });
   },
 
   async move(jobId, move) {
-    set({ busy: move, actionError: null });
+    set({ busy: move, actionError: null, notice: null });
     const result = await invoke(MOVE_CHANNELS[move], { jobId });
     const current = get().job;
     if (result.ok) set({ busy: null, job: current && current.id === jobId ? { ...current, ...result.value } : current });
@@ -69,7 +77,7 @@ export const useJob = create<JobStore>((set, get) => ({
   },
 
   async act(jobId, applicationId, action, reason) {
-    set({ busy: `${action}:${applicationId}`, actionError: null });
+    set({ busy: `${action}:${applicationId}`, actionError: null, notice: null });
     const result = await runAction(jobId, applicationId, action, reason);
     const current = get().job;
     if (result.ok) {
@@ -96,6 +104,6 @@ export const useJob = create<JobStore>((set, get) => ({
   },
 
   clear() {
-    set({ job: null, error: null, actionError: null, busy: null });
+    set({ job: null, error: null, actionError: null, busy: null, notice: null });
   },
 }));
