@@ -1,11 +1,13 @@
 // The delivery client against the real service: answers validated, statuses mapped to kinds,
 // the key never sent off-origin nor shown in messages.
+import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryClient } from '../../src-main/api/delivery-client';
 import { ApiError } from '../../src-main/api/errors';
-import { mainCollection, useService } from './helpers';
+import { expectDatasetMatches, FAST_TUNING, mainCollection, sync, tempDir, useService } from './helpers';
 
 const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 5 });
 
@@ -208,6 +210,41 @@ describe('delivery client', () => {
     } finally {
       await c.close();
       await standard.close();
+    }
+  });
+
+  it('a JSON answer trickling slower than 1 KiB/s over the stall window is a retryable stall; a slow but steady one passes', async () => {
+    const { svc } = env;
+    const { apiKey, collectionId } = mainCollection(svc);
+    const c = createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey, bodyTimeoutMs: 1000 });
+    try {
+      // 160 bytes/s: a byte arrives every few ms, so "no data for 1 s" never fires; the pace rule does.
+      await svc.admin.addFault({ path: '/sets$' }, { type: 'trickle', bytes: 16, everyMs: 100 }, 1);
+      const e = await expectApiError(c.listSets(collectionId, {}), 'network', apiKey);
+      expect(e.message).toMatch(/transfer stalled \(\d+ bytes in 1 s, less than 1 KiB\/s\)/);
+      expect(e.retryable).toBe(true);
+      // 40 KiB/s is slow but well above the floor.
+      await svc.admin.addFault({ path: '/sets$' }, { type: 'trickle', bytes: 4096, everyMs: 100 }, 1);
+      expect((await c.listSets(collectionId, {})).sets.length).toBe(3);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('the walk retries a trickling page within its budget: once recovers (exit 0), always gives up (exit 4)', async () => {
+    const { svc, collectionId } = env;
+    const dest = await tempDir('dsync-trickle-');
+    try {
+      await svc.admin.addFault({ path: '/sets$' }, { type: 'trickle', bytes: 16, everyMs: 100 }, 1);
+      const once = await sync(svc, path.join(dest, 'a'), { tuning: { ...FAST_TUNING, stallTimeoutMs: 1000 } });
+      expect(once.summary.exitCode).toBe(0);
+      await expectDatasetMatches(svc, path.join(dest, 'a'), collectionId);
+      await svc.admin.addFault({ path: '/sets$' }, { type: 'trickle', bytes: 16, everyMs: 100 });
+      const always = await sync(svc, path.join(dest, 'b'), { tuning: { ...FAST_TUNING, stallTimeoutMs: 1000, maxAttempts: 2 } });
+      expect(always.summary.exitCode).toBe(4);
+      expect(always.summary.fatal).toMatchObject({ kind: 'network', message: expect.stringMatching(/less than 1 KiB\/s/) });
+    } finally {
+      await fs.rm(dest, { recursive: true, force: true });
     }
   });
 
