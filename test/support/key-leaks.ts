@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { MIN_RUN, secretPartOf } from '../../src-main/api/redact';
+import { listFiles } from '../engine/helpers';
 
 /** The runs of the key's secret part (MIN_RUN characters each) that occur in `text`; [] when none does. */
 export function keyLeaksIn(text: string, apiKey: string): string[] {
@@ -20,22 +21,9 @@ export function keyLeaksIn(text: string, apiKey: string): string[] {
 /** Every file below `dir` (recursively) that holds a run of the key, with the runs found. */
 export async function keyLeaksInTree(dir: string, apiKey: string): Promise<Array<{ file: string; runs: string[] }>> {
   const out: Array<{ file: string; runs: string[] }> = [];
-  async function walk(d: string): Promise<void> {
-    let entries;
-    try {
-      entries = await fs.readdir(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) {
-        const runs = keyLeaksIn(await fs.readFile(p, 'latin1'), apiKey);
-        if (runs.length > 0) out.push({ file: p, runs });
-      }
-    }
+  for (const file of await listFiles(dir)) {
+    const runs = keyLeaksIn(await fs.readFile(path.join(dir, file), 'latin1'), apiKey);
+    if (runs.length > 0) out.push({ file, runs });
   }
-  await walk(dir);
   return out;
 }
