@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryClient, type DeliveryClient } from '../../src-main/api/delivery-client';
 import { isApiError } from '../../src-main/api/errors';
-import { createRedactor, REDACTED, redactJson, secretPartOf } from '../../src-main/api/redact';
+import { createRedactor, REDACTED, redactedRunLength, redactJson, secretPartOf } from '../../src-main/api/redact';
 import { createRecruiterClient, type RecruiterClient } from '../../src-main/api/recruiter-client';
 import { mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
 import type { FaultMatch } from '../../src-service/index';
@@ -28,12 +28,28 @@ describe('redactor', () => {
     expect(secretPartOf('ab_cd')).toBe('ab_cd');
   });
 
-  it('redacts the key, the secret and any run of 8 or more of its characters; keeps shorter runs and the prefix GET /me shows', () => {
+  it('redacts the key, the secret and any run of 12 or more of its hex characters (48 bits); keeps shorter runs and the prefix GET /me shows', () => {
+    expect(redactedRunLength(key)).toBe(12);
     expect(redact(`Authorization: Bearer ${key}`)).toBe(`Authorization: Bearer dsk_live_${REDACTED}`);
-    expect(redact(`echo ${secret.slice(5, 13)} end`)).toBe(`echo ${REDACTED} end`);
-    expect(redact(`x${secret.slice(3, 10)}y`)).toBe(`x${secret.slice(3, 10)}y`);
+    expect(redact(`echo ${secret.slice(5, 17)} end`)).toBe(`echo ${REDACTED} end`);
+    expect(redact(`x${secret.slice(3, 14)}y`)).toBe(`x${secret.slice(3, 14)}y`);
     expect(redact(key.slice(0, 12))).toBe(key.slice(0, 12));
     expect(redact('nothing to see')).toBe('nothing to see');
+  });
+
+  it('a sha256 that happens to share 8 to 11 hex characters with a hex secret is left intact (it would break the record)', () => {
+    for (let n = 8; n < 12; n++) {
+      const sha = `${'0'.repeat(20)}${secret.slice(0, n)}${'0'.repeat(44 - n)}`;
+      expect(redact(sha)).toBe(sha);
+    }
+  });
+
+  it('runs of 8 for base64-like secrets, 9 for alphanumeric ones', () => {
+    const b64 = `sk_${'A+/'.repeat(4)}${randomBytes(24).toString('base64')}`;
+    expect(redactedRunLength(b64)).toBe(8);
+    const part = secretPartOf(b64).slice(10, 18);
+    expect(createRedactor(b64)(`<${part}>`)).toBe(`<${REDACTED}>`);
+    expect(redactedRunLength(`ak_${'aZ9'.repeat(10)}`)).toBe(9);
   });
 
   it('leaves no run of the secret in any splice of it, however the echo is cut and mixed', () => {
