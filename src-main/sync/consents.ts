@@ -3,7 +3,7 @@
 // link is resolved once, at the start; its real path is what the sync uses and reports.
 import { constants, existsSync, promises as fs, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { ConsentRecord } from '../api/types';
+import type { ConsentRecord } from '../../src-shared/delivery-api';
 import { tempFileWriterPid, writeJsonAtomicSync } from './atomic';
 import { processAlive } from './lock';
 

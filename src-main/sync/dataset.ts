@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Options as CsvOptions } from 'csv-stringify';
-import type { CollectionDetail, SetRecord } from '../api/types';
+import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomic';
 import { scratchDir, setDir } from './layout';
 import { ensureRealDir } from './safe-dirs';

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetRecord } from '../../src-shared/delivery-api';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApiError, isApiError } from '../api/errors';
-import type { FileRecord, SetRecord } from '../api/types';
+import type { FileRecord, SetRecord } from '../../src-shared/delivery-api';
 import { consentStored, writeConsent } from './consents';
 import { fileProblem } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
