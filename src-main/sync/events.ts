@@ -26,6 +26,8 @@ export interface SyncOptions {
   full?: boolean;
   /** Aborting leaves partial downloads in place; the next sync resumes them. */
   signal?: AbortSignal;
+  /** Repair (repair.ts): skip the page walk and sync exactly these sets (fetched with GET /sets/:id). */
+  onlySets?: number[];
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
   tuning?: SyncTuning;
 }
