@@ -19,6 +19,7 @@ import {
   open,
   openSync,
   promises as fs,
+  realpathSync,
   rename,
   renameSync,
   writev,
@@ -44,6 +45,12 @@ export interface TransferJob {
   finalPath: string;
   /** Relative to DEST, for events. */
   relPath: string;
+  /**
+   * The set folder's real path (DEST's realpath + sets/<id>). When given, the folder of finalPath
+   * must still resolve to it just before and just after the rename: a folder swapped for a symlink
+   * mid-download would otherwise take the verified file outside DEST.
+   */
+  realDir?: string;
 }
 
 export interface TransferStats {
@@ -603,6 +610,11 @@ async function countMismatch(mismatches: number, reason: string, discardPart: ()
 
 /** Moves the verified part into place; the set folder was made (and checked) when set.json was written. */
 async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<{ mtimeMs: number }> {
+  const label = `file ${job.relPath}`;
+  const before = folderOutsideDest(job);
+  if (before !== null) {
+    throw new FileFailedError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
+  }
   try {
     try {
       await io.rename(job.partPath, job.finalPath);
@@ -612,9 +624,26 @@ async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<
       await fs.mkdir(path.dirname(job.finalPath), { recursive: true });
       await fs.rename(job.partPath, job.finalPath);
     }
-    // rename keeps the mtime that fstat saw just before the part file was closed.
-    return { mtimeMs };
   } catch (e) {
     throw localFsError(e, `move ${job.relPath} into place`);
   }
+  // Checked again after the fact: the folder may have been swapped between the check and the rename.
+  const after = folderOutsideDest(job);
+  if (after !== null) {
+    throw new FileFailedError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
+  }
+  // rename keeps the mtime that fstat saw just before the part file was closed.
+  return { mtimeMs };
+}
+
+/** Where the final file's folder really leads when that is not job.realDir; null when it is (or there is nothing to check). */
+function folderOutsideDest(job: TransferJob): string | null {
+  if (job.realDir === undefined) return null;
+  let real: string;
+  try {
+    real = realpathSync.native(path.dirname(job.finalPath));
+  } catch {
+    return null; // gone: the rename makes it again, and the check after the rename judges the result
+  }
+  return real === job.realDir ? null : real;
 }
