@@ -4,7 +4,7 @@ import type { EventChannel, EventChannels, SyncRunState } from '../ipc/contract'
 import { IpcFailure } from '../ipc/ipc-failure';
 import type { SettingsStore } from '../settings/settings-store';
 import { runSync as engineRunSync } from '../sync/engine';
-import type { SyncEvent, SyncOptions, SyncSummary } from '../sync/events';
+import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/history';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';

@@ -7,9 +7,11 @@ import { isApiError, type ApiError } from '../api/errors';
 import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
 import { runSync } from '../sync/engine';
-import type { SyncTuning } from '../sync/events';
+import { exitCodeFor } from '../sync/outcome';
 import { runRepair } from '../sync/repair';
+import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
 import { emptyState, loadState } from '../sync/state';
+import type { SyncTuning } from '../../src-shared/sync-events';
 import { verifyDataset } from '../sync/verify';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
@@ -50,11 +52,9 @@ function positiveInt(text: string, name: string, min: number, max: number): numb
   return n;
 }
 
-/** Exit code for an API failure outside a sync (collections, login). */
+/** Exit code for an API failure outside a sync (collections, login): the engine's table. */
 function apiExitCode(e: ApiError): number {
-  if (e.kind === 'auth') return 3;
-  if (e.kind === 'network' || e.kind === 'server' || e.kind === 'rate_limited' || e.kind === 'malformed') return 4;
-  return 1;
+  return exitCodeFor(e.kind);
 }
 
 /** Test and tuning knobs from the environment; documented in src-main/sync/README.md. */
@@ -66,10 +66,17 @@ export function tuningFromEnv(env: NodeJS.ProcessEnv = process.env): SyncTuning 
     if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);
     return n;
   };
+  const count = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    if (!/^\d+$/.test(v)) throw new UsageError(`${name} must be a whole number (0 or more), got "${v}"`);
+    return Math.min(Number(v), MAX_HASH_WORKERS);
+  };
   return {
     retryBaseMs: num('DATASET_SYNC_RETRY_BASE_MS'),
     maxAttempts: num('DATASET_SYNC_MAX_ATTEMPTS'),
     stallTimeoutMs: num('DATASET_SYNC_STALL_TIMEOUT_MS'),
+    hashWorkers: count('DATASET_SYNC_HASH_WORKERS'),
   };
 }
 

@@ -6,7 +6,7 @@
 // runtime, and answers an IpcResult: failures are values, never thrown across the bridge.
 
 import type { CollectionDetail, CollectionSummary, Me, SetsPage } from '../api/types';
-import type { SyncEvent, SyncSummary, VerifyReport } from '../sync/events';
+import type { SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import type { RecruiterInvokeChannels } from './recruiter-contract';
 
 export type SecretStoreKind = 'keychain' | 'safe-storage' | 'memory';

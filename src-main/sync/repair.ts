@@ -6,7 +6,7 @@
 // never deleted here.
 import path from 'node:path';
 import { runSync } from './engine';
-import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from './events';
+import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { acquireLock, LockHeldError } from './lock';
 import { isPositiveId } from './names';
 import { SetStore } from './set-store';

@@ -31,7 +31,7 @@ import { promisify } from 'node:util';
 import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 import { isFatalFsError, localFsError } from './local-errors';
-import type { ActiveTransfer, ProgressTracker } from './progress';
+import type { Accounting, ActiveTransfer } from './accounting';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
 import { createSha256Stream, type Sha256Stream } from './sha256-stream';
 
@@ -53,18 +53,14 @@ export interface TransferJob {
   realDir?: string;
 }
 
-export interface TransferStats {
-  bytesDownloaded: number;
-  bytesHashed: number;
-}
-
 export interface TransferContext {
   client: DeliveryClient;
-  host: string;
   policy: RetryPolicy;
   signal: AbortSignal;
-  progress: ProgressTracker;
-  stats: TransferStats;
+  /** Progress counters, statistics and the rate limit (every received chunk goes through it). */
+  accounting: Accounting;
+  /** Hash worker threads allowed (SyncTuning.hashWorkers). */
+  hashWorkers: number;
   /** The stall window (tuning.stallTimeoutMs): a body slower than MIN_BYTES_PER_SECOND over it is aborted. Default 30 s. */
   stallMs?: number;
   onRetry(attempt: number, reason: string, bytesDone: number): void;
@@ -209,6 +205,8 @@ class PartSink implements FileBodySink {
   private failure: Error | undefined;
   private oversize = false;
   private drained: (() => void) | undefined;
+  /** Set while the rate limiter holds the socket paused. */
+  private limited: Promise<void> | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private windowStart = 0;
   private windowBytes = 0;
@@ -269,13 +267,12 @@ class PartSink implements FileBodySink {
     }
     this.hash.update(chunk);
     this.active.bytesDone += n;
-    this.ctx.progress.bytesDone += n;
-    this.ctx.stats.bytesDownloaded += n;
-    this.ctx.stats.bytesHashed += n;
+    const overLimit = this.ctx.accounting.received(n);
+    if (overLimit) this.holdFor(overLimit);
     this.pending.push(chunk);
     this.pendingBytes += n;
     if (!this.writing && this.pendingBytes >= COALESCE_BYTES) this.flush();
-    if (this.pendingBytes >= PAUSE_BYTES || this.hash.backlogged) {
+    if (this.pendingBytes >= PAUSE_BYTES || this.hash.backlogged || this.limited) {
       this.paused = true;
       this.pausedInWindow = true;
       this.watchHash();
@@ -284,11 +281,23 @@ class PartSink implements FileBodySink {
     return true;
   }
 
-  /** The socket resumes once neither the disk nor the hash worker lags. */
+  /** The rate limiter asked to wait: the socket stays paused until its latest wait settles. */
+  private holdFor(wait: Promise<void>): void {
+    this.limited = wait;
+    void wait
+      .catch(() => undefined)
+      .then(() => {
+        if (this.limited !== wait) return;
+        this.limited = undefined;
+        this.maybeResume();
+      });
+  }
+
+  /** The socket resumes once neither the disk, the hash worker nor the rate limit holds it. */
   private maybeResume(): void {
     if (!this.paused) return;
     if (this.hash.backlogged) this.watchHash();
-    else if (this.pendingBytes < PAUSE_BYTES) {
+    else if (this.pendingBytes < PAUSE_BYTES && !this.limited) {
       this.paused = false;
       this.flow.resume();
     }
@@ -429,11 +438,11 @@ async function streamToPart(
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
   const label = `file ${job.relPath}`;
   const active: ActiveTransfer = { fileId: job.fileId, path: job.relPath, sizeBytes: job.sizeBytes, bytesDone: 0 };
-  ctx.progress.active.add(active);
+  ctx.accounting.active.add(active);
   try {
     return await transferLoop(job, ctx, active, label);
   } finally {
-    ctx.progress.active.delete(active);
+    ctx.accounting.active.delete(active);
   }
 }
 
@@ -511,13 +520,13 @@ async function attemptOnce(
     await io.truncate(fd, 0);
     held = 0;
   }
-  let hash = createSha256Stream(job.sizeBytes);
+  let hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
   try {
     if (held > 0) {
       held = await hashInto(job.partPath, hash, held);
-      ctx.stats.bytesHashed += held;
+      ctx.accounting.bytesHashed += held;
     }
-    ctx.progress.bytesDone += held - active.bytesDone;
+    ctx.accounting.bytesDone += held - active.bytesDone;
     active.bytesDone = held;
 
     if (held === job.sizeBytes) {
@@ -546,8 +555,8 @@ async function attemptOnce(
             // (synchronously, before the first byte of the new body is written at position 0).
             ftruncateSync(fd, 0);
             hash.discard();
-            hash = createSha256Stream(job.sizeBytes);
-            ctx.progress.bytesDone -= held;
+            hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
+            ctx.accounting.bytesDone -= held;
             active.bytesDone = 0;
           }
           return hash;
