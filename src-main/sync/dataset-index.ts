@@ -17,12 +17,16 @@ import type { RunState } from './run-state';
  */
 export async function writeDatasetIndex(dest: string, state: RunState): Promise<void> {
   const store = state.store;
+  // A sets/ or sets/<id> swapped for a symlink leads outside DEST: its files are not part of the dataset.
+  const setsReal = isRealDir(path.join(dest, 'sets'));
   for (const local of store.all()) {
     let removed = false;
+    let folderReal: boolean | undefined;
     for (const rel in local.files) {
+      folderReal ??= setsReal && isRealDir(path.join(dest, 'sets', String(local.id)));
       let present = false;
       try {
-        present = lstatSync(path.join(dest, rel), { throwIfNoEntry: false })?.isFile() === true;
+        present = folderReal && lstatSync(path.join(dest, rel), { throwIfNoEntry: false })?.isFile() === true;
       } catch {
         present = false; // e.g. ENOTDIR when sets/<id> was replaced by a file
       }
@@ -40,4 +44,12 @@ export async function writeDatasetIndex(dest: string, state: RunState): Promise<
   const written = await writeManifestAndSums(dest, store.all());
   state.head.index = { ...written, logBytes: store.logBytes };
   state.touch();
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }

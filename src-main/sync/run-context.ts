@@ -14,6 +14,10 @@ export interface RunContext {
   readonly client: DeliveryClient;
   readonly policy: RetryPolicy;
   readonly hashWorkers: number;
+  /** tuning.stallTimeoutMs: silence, or under 1 KiB/s, for this long aborts a transfer. */
+  readonly stallMs: number;
+  /** DEST's real path: a set folder must resolve under it when a file is moved in (transfer.ts). */
+  readonly realDest: string;
   readonly clock: Clock;
   /** Aborted on cancel and on a fatal error. */
   readonly signal: AbortSignal;

@@ -154,6 +154,8 @@ export class SyncRun {
         client: this.client,
         policy,
         hashWorkers: v.hashWorkers,
+        stallMs: v.stallMs,
+        realDest: await fs.realpath(v.dest),
         clock: this.deps.clock,
         signal: this.signal,
         accounting: this.accounting,

@@ -191,13 +191,23 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
       ({ mtimeMs } = await transferFile(
-        { fileId: file.id, url: file.url, sizeBytes: file.size_bytes, sha256: file.sha256, partPath: partialPath(ctx.dest, file.id, file.sha256), finalPath, relPath: rel },
+        {
+          fileId: file.id,
+          url: file.url,
+          sizeBytes: file.size_bytes,
+          sha256: file.sha256,
+          partPath: partialPath(ctx.dest, file.id, file.sha256),
+          finalPath,
+          relPath: rel,
+          realDir: path.join(ctx.realDest, 'sets', String(set.id)),
+        },
         {
           client: ctx.client,
           policy: ctx.policy,
           signal: ctx.signal,
           accounting: acc,
           hashWorkers: ctx.hashWorkers,
+          stallMs: ctx.stallMs,
           onRetry: (attempt, reason, bytesDone) =>
             ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, bytesDone }),
         },
