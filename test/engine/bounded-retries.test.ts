@@ -1,10 +1,11 @@
 // Every retry is bounded (issue 12): a file gets a budget of attempts and of bytes (4x its size
 // in one sync), so a server that keeps throwing received bytes away fails that file (exit 1)
-// instead of looping for ever; the other files sync and SHA256SUMS verifies.
+// instead of looping for ever, and a trickle under 1 KiB/s is a stall; the other files sync and
+// SHA256SUMS verifies.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mainCollection, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { FAST_TUNING, mainCollection, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 const FILE_SIZE = 24 * 1024;
 const env = useService({ sets: 2, fileSize: FILE_SIZE, slots: 2, seed: 1201 });
@@ -84,4 +85,27 @@ describe('per-file retry budget', () => {
       expect(await sumsList(dest)).toContain(file.filename);
     });
   });
+
+  it('a body trickling under 1 KiB/s counts as stalled: aborted, resumed, and failed after the attempts', { timeout: 60_000 }, async () => {
+    const { svc } = env;
+    const page = await servedPage();
+    const file = page.sets[0]!.files[1]!;
+    const filePath = `^${new URL(file.url).pathname.replace(new URL(svc.deliveryBaseUrl).pathname, '')}$`;
+    // 16 bytes every 200 ms: never silent for a whole stall window, so only the rate gives it away.
+    await svc.admin.addFault({ path: filePath }, { type: 'trickle', bytes: 16, everyMs: 200 });
+    await withDest(async (dest) => {
+      const { summary, events } = await sync(svc, dest, { tuning: { ...FAST_TUNING, maxAttempts: 3 } });
+      expect(summary.exitCode).toBe(1);
+      expect(summary.filesFailed).toBe(1);
+      const failure = summary.failures.find((f) => f.fileId === file.id);
+      expect(failure?.reason).toMatch(/too slow .*under 1 KiB\/s.*gave up after 3 attempts/);
+      // Resumed between attempts: each retry started from the bytes already held.
+      const retries = events.filter((e) => e.type === 'file' && e.fileId === file.id && e.state === 'retrying');
+      expect(retries).toHaveLength(2);
+      expect(retries.every((e) => e.type === 'file' && (e.bytesDone ?? 0) > 0)).toBe(true);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+      expect(await sumsList(dest)).not.toContain(file.filename);
+    });
+  });
 });
+
