@@ -109,3 +109,17 @@ describe('per-file retry budget', () => {
   });
 });
 
+describe('page walk budget', () => {
+  it('pages that keep saying has_more stop the walk after the pages `total` needs (exit 4), not 100,000 requests', { timeout: 60_000 }, async () => {
+    const { svc } = env;
+    const page = await servedPage();
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify({ ...page, has_more: true }) });
+    await withDest(async (dest) => {
+      const { summary } = await sync(svc, dest);
+      expect(summary.exitCode).toBe(4);
+      expect(summary.fatal?.kind).toBe('malformed');
+      expect(summary.fatal?.message).toMatch(/page 3 still says has_more, but 2 sets fit in 1 page\b/);
+      expect(summary.requests).toBeLessThan(20);
+    });
+  });
+});
