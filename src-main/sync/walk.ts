@@ -76,7 +76,7 @@ export async function* walkAcceptedSets(
       // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.
       const needed = Math.ceil(maxTotal / PER_PAGE);
       if (page >= needed + EXTRA_PAGES) {
-        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} still says has_more, but ${maxTotal} sets fit in ${needed} page${needed === 1 ? "" : "s"}`);
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} still says has_more, but ${maxTotal} sets fit in ${needed} page${needed === 1 ? '' : 's'}`);
       }
     }
     outcome.stable = changed === undefined;
