@@ -206,6 +206,16 @@ export class SyncRun {
     const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
     let walkCompleted = false;
     try {
+      if (this.options.onlySets) {
+        // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
+        for (const id of this.options.onlySets) {
+          if (signal.aborted) break;
+          await this.fetchSetAgain(ctx, id, pool);
+        }
+        await pool.idle();
+        progress.stop();
+        return false;
+      }
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);

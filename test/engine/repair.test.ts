@@ -61,6 +61,9 @@ describe('verify --repair', () => {
     expect(before.code).toBe(1);
     expect(JSON.parse(before.stdout)).toMatchObject({ missing: [deleted.rel], changed: [flipped.rel], extra: [extra] });
 
+    // A set accepted since: a repair syncs exactly the damaged sets, not the feed.
+    const [added] = await svc.admin.addSets(collectionId, { count: 1 });
+
     const repaired = await runCli(['verify', '--dest', dest, '--repair', '--base-url', svc.deliveryBaseUrl], { env: withKey() });
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(repaired.stdout).toContain(`missing  ${deleted.rel}`);
@@ -73,6 +76,7 @@ describe('verify --repair', () => {
     expect(await fs.readFile(path.join(dest, extra), 'utf8')).toBe('my notes\n');
     expect((await sha256sumCheck(dest)).code).toBe(0);
     expect(await listed(dest)).toEqual(files);
+    await expect(fs.lstat(path.join(dest, 'sets', String(added!.id)))).rejects.toThrow();
     const after = await runCli(['verify', '--dest', dest, '--json']);
     expect(JSON.parse(after.stdout)).toMatchObject({ missing: [], changed: [], extra: [extra] });
   });
