@@ -62,6 +62,11 @@ export interface SyncSummary {
   bytesHashed: number;
   requests: number;
   failures: Array<{ setId: number; fileId?: number; path?: string; reason: string }>;
+  /**
+   * The check of every recorded file at the start of the sync (regular file, size and mtime as
+   * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.
+   */
+  diskCheck?: { files: number; missing: number; changed: number; durationMs: number };
   watermark: string | null;
   startedAt: string;
   finishedAt: string;

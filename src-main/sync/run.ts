@@ -13,6 +13,8 @@ import type { Clock } from './clock';
 import { ensureConsentsDir } from './consents';
 import { writeCollectionJson } from './dataset';
 import { writeDatasetIndex } from './dataset-index';
+import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
+import { bindingConflict, checkFolderOwner } from './folder-binding';
 import { appendHistory } from './history';
 import { partialDir } from './layout';
 import { localFsError } from './local-errors';
@@ -51,6 +53,7 @@ export class SyncRun {
   private client: DeliveryClient | undefined;
   private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
+  private diskCheck: DiskCheck | undefined;
 
   constructor(
     private readonly options: SyncOptions,
@@ -103,6 +106,13 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
+      const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
+      // Before anything is written (not even the lock) or asked of the service.
+      const conflict = await checkFolderOwner(v.dest, owner);
+      if (conflict) {
+        this.fatal = { kind: 'config', message: conflict };
+        return await this.finish(false);
+      }
       let state: RunState;
       try {
         await fs.mkdir(v.dest, { recursive: true });
@@ -124,16 +134,19 @@ export class SyncRun {
         return await this.finish(false);
       }
       const head = state.head;
-      if (head.collectionId !== null && head.collectionId !== this.options.collectionId) {
-        this.fatal = { kind: 'config', message: `${v.dest} holds collection ${head.collectionId}, not ${this.options.collectionId}; use one folder per collection.` };
+      const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
+      if (lateConflict) {
+        this.fatal = { kind: 'config', message: lateConflict };
         await lock.release().catch(() => undefined);
         lock = undefined;
         state.store.close();
         this.state = undefined;
         return await this.finish(false);
       }
-      if (head.collectionId !== this.options.collectionId) {
-        head.collectionId = this.options.collectionId;
+      if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
+        // A new folder, or one synced before the service was recorded: it is bound from now on.
+        head.collectionId = owner.collectionId;
+        head.baseUrl = owner.baseUrl;
         state.touch();
       }
 
@@ -147,6 +160,10 @@ export class SyncRun {
           bodyTimeoutMs: v.stallMs,
         });
       const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
+      const full = this.options.full === true;
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      const check = checkRecordedFiles(v.dest, state, this.deps.clock);
+      this.diskCheck = check;
       this.ctx = {
         dest: v.dest,
         consentsDir: v.consentsDir,
@@ -160,12 +177,12 @@ export class SyncRun {
         signal: this.signal,
         accounting: this.accounting,
         state,
+        damaged: check.damaged,
+        escaped: new Set(),
         checkedDirs: new Set(),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      const full = this.options.full === true;
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
       walkCompleted = await this.syncAll(this.ctx, v, full);
     } catch (e) {
       if (!this.endsSync(e)) {
@@ -325,6 +342,7 @@ export class SyncRun {
           }
         }
         await state.settled();
+        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...(this.ctx?.escaped ?? [])]);
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {
@@ -334,6 +352,10 @@ export class SyncRun {
       state.store.close();
     }
     this.accounting.fill(s);
+    if (this.diskCheck) {
+      const { files, missing, changed, durationMs } = this.diskCheck;
+      s.diskCheck = { files, missing, changed, durationMs };
+    }
     s.requests = this.client?.requestCount ?? 0;
     const finished = this.deps.clock.now();
     s.finishedAt = new Date(finished).toISOString();

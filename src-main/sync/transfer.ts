@@ -82,6 +82,14 @@ export class FileFailedError extends Error {
   }
 }
 
+/** The set folder led outside DEST (swapped for a link) when the file was to be moved in. */
+export class FolderEscapeError extends FileFailedError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FolderEscapeError';
+  }
+}
+
 const MAX_HASH_MISMATCHES = 3;
 /**
  * Bytes one file may take from the network in one sync: the file once plus three times its size
@@ -622,7 +630,7 @@ async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<
   const label = `file ${job.relPath}`;
   const before = folderOutsideDest(job);
   if (before !== null) {
-    throw new FileFailedError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
+    throw new FolderEscapeError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
   }
   try {
     try {
@@ -639,7 +647,7 @@ async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<
   // Checked again after the fact: the folder may have been swapped between the check and the rename.
   const after = folderOutsideDest(job);
   if (after !== null) {
-    throw new FileFailedError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
+    throw new FolderEscapeError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
   }
   // rename keeps the mtime that fstat saw just before the part file was closed.
   return { mtimeMs };
