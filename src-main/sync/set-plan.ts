@@ -9,7 +9,8 @@ import type { FileRecord, SetRecord } from '../api/types';
 import { consentStored, writeConsent } from './consents';
 import { fileProblem } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
-import { partialPath, relFilePath } from './layout';
+import { findCollisions } from './collisions';
+import { legacyPartialPath, partialPath, relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
 import { withRetry } from './retry';
@@ -99,6 +100,13 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
   if (set.is_gold && ctx.excludeGold) {
     state.dropPending(set.id);
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
+    return { accepted: true };
+  }
+  const collision = findCollisions(set);
+  if (collision !== null) {
+    // Nothing of the set is written or downloaded; its verified files stay as they are.
+    state.addPending(set.id);
+    failSet(ctx, set.id, collision);
     return { accepted: true };
   }
   const damage = ctx.damaged.get(set.id);
@@ -191,7 +199,8 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
           url: file.url,
           sizeBytes: file.size_bytes,
           sha256: file.sha256,
-          partPath: partialPath(ctx.dest, file.id, file.sha256),
+          partPath: partialPath(ctx.dest, set.id, file.id, file.sha256),
+          legacyPartPath: legacyPartialPath(ctx.dest, file.id, file.sha256),
           finalPath,
           relPath: rel,
           realDir: path.join(ctx.realDest, 'sets', String(set.id)),

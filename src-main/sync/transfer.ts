@@ -45,6 +45,8 @@ export interface TransferJob {
   finalPath: string;
   /** Relative to DEST, for events. */
   relPath: string;
+  /** A part file of this download under the name older versions used; taken over when present. */
+  legacyPartPath?: string;
   /**
    * The set folder's real path (DEST's realpath + sets/<id>). When given, the folder of finalPath
    * must still resolve to it just before and just after the rename: a folder swapped for a symlink
@@ -444,6 +446,7 @@ async function streamToPart(
 
 /** Downloads and verifies one file; resolves with the final file's mtime. */
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
+  if (job.legacyPartPath !== undefined) claimLegacyPart(job.legacyPartPath, job.partPath);
   const label = `file ${job.relPath}`;
   const active: ActiveTransfer = { fileId: job.fileId, path: job.relPath, sizeBytes: job.sizeBytes, bytesDone: 0 };
   ctx.accounting.active.add(active);
@@ -623,6 +626,15 @@ async function countMismatch(mismatches: number, reason: string, discardPart: ()
   const n = mismatches + 1;
   if (n >= MAX_HASH_MISMATCHES) throw new FileFailedError(`${reason} (${n} times; the file was discarded)`);
   return n;
+}
+
+/** rename is atomic: of two transfers that could use the same old part file, one gets it. */
+function claimLegacyPart(legacy: string, part: string): void {
+  try {
+    renameSync(legacy, part);
+  } catch {
+    // Usually there is none (ENOENT); anything else just means no resume from it.
+  }
 }
 
 /** Moves the verified part into place; the set folder was made (and checked) when set.json was written. */
