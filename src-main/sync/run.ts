@@ -31,7 +31,7 @@ import { loadState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { TaskPool, type PauseGate } from './task-pool';
-import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
+import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome, type WalkPage } from './walk';
 
 /** What a run uses from outside; engine.ts fills in the defaults. */
 export interface RunDeps {
@@ -53,6 +53,8 @@ export class SyncRun {
   private client: DeliveryClient | undefined;
   private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
+  /** A page record without a usable id was rejected: the walk cannot count as complete. */
+  private unidentifiedReject = false;
   private diskCheck: DiskCheck | undefined;
 
   constructor(
@@ -236,7 +238,8 @@ export class SyncRun {
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      for await (const sets of pages) {
+      for await (const { sets, rejected } of pages) {
+        for (const record of rejected) this.rejectRecord(ctx, record);
         for (const set of sets) {
           if (signal.aborted) break;
           await this.processSet(ctx, set, pool);
@@ -244,7 +247,7 @@ export class SyncRun {
         if (signal.aborted) break;
       }
       // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
-      walkCompleted = !signal.aborted && walk.stable;
+      walkCompleted = !signal.aborted && walk.stable && !this.unidentifiedReject;
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;
@@ -274,6 +277,25 @@ export class SyncRun {
     this.seen.add(set.id);
     const { accepted } = await syncSet(ctx, set, pool);
     if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
+  }
+
+  /**
+   * A record of a page that broke the contract (a size as a string, an upper-case sha256...)
+   * fails its own set, which stays pending; every other set of the page syncs.
+   */
+  private rejectRecord(ctx: RunContext, record: WalkPage['rejected'][number]): void {
+    const reason = `the service's record breaks the API contract: ${record.reason}`;
+    if (record.id === null) {
+      // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
+      this.unidentifiedReject = true;
+      failSet(ctx, 0, `a set record without a usable id: ${reason}`);
+      return;
+    }
+    if (this.seen.has(record.id)) return;
+    this.seen.add(record.id);
+    ctx.accounting.sets++;
+    ctx.state.addPending(record.id);
+    failSet(ctx, record.id, `set ${record.id}: ${reason}`);
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
