@@ -26,6 +26,10 @@ const CASES: Array<{ name: string; spoil: (set: PageJson['sets'][number]) => voi
   { name: 'a size as a string', spoil: (s) => void (s.files[0]!.size_bytes = String(s.files[0]!.size_bytes)), field: /size_bytes/, keepsId: true },
   { name: 'an upper-case sha256', spoil: (s) => void (s.files[1]!.sha256 = String(s.files[1]!.sha256).toUpperCase()), field: /sha256/, keepsId: true },
   { name: 'a set id of 1.5', spoil: (s) => void (s.id = 1.5), field: /id/, keepsId: false },
+  { name: 'a missing field', spoil: (s) => void delete s.files[0]!.sha256, field: /files\[0\]\.sha256/, keepsId: true },
+  { name: 'a wrong type', spoil: (s) => void (s.updated_at = 1718000000), field: /updated_at/, keepsId: true },
+  { name: 'a sha256 that is not hex', spoil: (s) => void (s.files[1]!.sha256 = 'z'.repeat(64)), field: /files\[1\]\.sha256/, keepsId: true },
+  { name: 'a negative size', spoil: (s) => void (s.files[0]!.size_bytes = -5), field: /files\[0\]\.size_bytes/, keepsId: true },
 ];
 
 describe('one malformed set record in a sound page', () => {

@@ -20,45 +20,15 @@ async function servedPage(): Promise<PageJson> {
   return (await res.json()) as PageJson;
 }
 
+// A malformed record inside a sound page (a missing field, a wrong type, a bad sha256 or size)
+// fails only its set: test/chaos/hostile-records.test.ts.
 const CASES: Array<{ name: string; body: (page: PageJson) => string; field: RegExp }> = [
   { name: 'invalid JSON', body: () => '{"sets": [', field: /not valid JSON/ },
   { name: 'not JSON at all', body: () => '<html>gateway</html>', field: /not valid JSON/ },
   {
-    name: 'a missing field',
-    body: (p) => {
-      delete p.sets[0]!.files[0]!.sha256;
-      return JSON.stringify(p);
-    },
-    field: /sets\[0\]\.files\[0\]\.sha256/,
-  },
-  {
-    name: 'a wrong type',
-    body: (p) => {
-      p.sets[1]!.updated_at = 1718000000;
-      return JSON.stringify(p);
-    },
-    field: /sets\[1\]\.updated_at/,
-  },
-  {
     name: 'has_more as a string',
     body: (p) => JSON.stringify({ ...p, has_more: 'no' }),
     field: /has_more/,
-  },
-  {
-    name: 'a sha256 that is not hex',
-    body: (p) => {
-      p.sets[0]!.files[1]!.sha256 = 'z'.repeat(64);
-      return JSON.stringify(p);
-    },
-    field: /sets\[0\]\.files\[1\]\.sha256/,
-  },
-  {
-    name: 'a negative size',
-    body: (p) => {
-      p.sets[2]!.files[0]!.size_bytes = -5;
-      return JSON.stringify(p);
-    },
-    field: /sets\[2\]\.files\[0\]\.size_bytes/,
   },
   {
     name: 'a huge page (5,000 sets when 200 were asked)',
