@@ -25,6 +25,7 @@ import { withRetry, type RetryPolicy } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
+import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
 import { SetStore } from './set-store';
 import { loadState } from './state';
@@ -53,6 +54,8 @@ export class SyncRun {
   private client: DeliveryClient | undefined;
   private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
+  /** The sets a repair syncs (SyncOptions.repair), instead of the walk. */
+  private repairSets: number[] | undefined;
   /** A page record without a usable id was rejected: the walk cannot count as complete. */
   private unidentifiedReject = false;
   private diskCheck: DiskCheck | undefined;
@@ -164,6 +167,7 @@ export class SyncRun {
       const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
       const full = this.options.full === true;
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
       this.ctx = {
@@ -225,9 +229,9 @@ export class SyncRun {
     const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
     let walkCompleted = false;
     try {
-      if (this.options.onlySets) {
+      if (this.repairSets) {
         // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
-        for (const id of this.options.onlySets) {
+        for (const id of this.repairSets) {
           if (signal.aborted) break;
           await this.fetchSetAgain(ctx, id, pool);
         }

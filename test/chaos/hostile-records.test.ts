@@ -6,23 +6,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectDatasetMatches, mainCollection, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
+import { expectDatasetMatches, sha256sumCheck, sync, useService } from '../engine/helpers';
+import { servedPage, withTempDest } from '../engine/pages';
 
 const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 1204 });
 
-type Json = Record<string, unknown>;
-type PageJson = Json & { sets: Array<Json & { id: number; files: Json[] }> };
+/** A set record as JSON, to be spoiled with values of any type. */
+type LooseSet = Record<string, unknown> & { files: Array<Record<string, unknown>> };
 
-async function servedPage(): Promise<PageJson> {
-  const { svc } = env;
-  const { apiKey, collectionId } = mainCollection(svc);
-  const res = await fetch(`${svc.deliveryBaseUrl}/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  return (await res.json()) as PageJson;
-}
-
-const CASES: Array<{ name: string; spoil: (set: PageJson['sets'][number]) => void; field: RegExp; keepsId: boolean }> = [
+const CASES: Array<{ name: string; spoil: (set: LooseSet) => void; field: RegExp; keepsId: boolean }> = [
   { name: 'a size as a string', spoil: (s) => void (s.files[0]!.size_bytes = String(s.files[0]!.size_bytes)), field: /size_bytes/, keepsId: true },
   { name: 'an upper-case sha256', spoil: (s) => void (s.files[1]!.sha256 = String(s.files[1]!.sha256).toUpperCase()), field: /sha256/, keepsId: true },
   { name: 'a set id of 1.5', spoil: (s) => void (s.id = 1.5), field: /id/, keepsId: false },
@@ -36,13 +28,11 @@ describe('one malformed set record in a sound page', () => {
   for (const c of CASES) {
     it(`${c.name}: that set fails with the reason (exit 1), every other set syncs`, { timeout: 60_000 }, async () => {
       const { svc, collectionId } = env;
-      const outer = await tempDir('dsync-hostile-');
-      const dest = path.join(outer, 'ds');
-      try {
-        const page = await servedPage();
+      await withTempDest(async (dest) => {
+        const page = await servedPage(svc);
         const victim = page.sets[1]!;
         const victimId = victim.id;
-        c.spoil(victim);
+        c.spoil(victim as LooseSet);
         await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) }, 1);
         const { summary, events } = await sync(svc, dest);
         expect(summary.exitCode, JSON.stringify(summary.fatal)).toBe(1);
@@ -63,9 +53,7 @@ describe('one malformed set record in a sound page', () => {
         expect(again.summary.exitCode).toBe(0);
         await expectDatasetMatches(svc, dest, collectionId);
         expect((await sha256sumCheck(dest)).code).toBe(0);
-      } finally {
-        await fs.rm(outer, { recursive: true, force: true });
-      }
+      });
     });
   }
 });

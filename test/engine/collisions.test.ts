@@ -5,35 +5,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listFiles, mainCollection, sha256Of, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { listFiles, mainCollection, sha256Of, sha256sumCheck, sync, useService } from './helpers';
+import { filePathPattern, servedPage, withTempDest as withDest, type PageJson, type SetJson } from './pages';
 
 const env = useService({ sets: 3, fileSize: 48 * 1024, slots: 2, seed: 1203 });
-
-type FileJson = { id: number; slot_index: number; slot_key: string; filename: string; size_bytes: number; sha256: string; url: string };
-type SetJson = { id: number; files: FileJson[]; [k: string]: unknown };
-type PageJson = { sets: SetJson[]; [k: string]: unknown };
-
-async function servedPage(): Promise<PageJson> {
-  const { svc } = env;
-  const { apiKey, collectionId } = mainCollection(svc);
-  const res = await fetch(`${svc.deliveryBaseUrl}/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  return (await res.json()) as PageJson;
-}
 
 async function serve(page: PageJson): Promise<void> {
   await env.svc.admin.clearFaults();
   await env.svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) });
-}
-
-async function withDest(fn: (dest: string) => Promise<void>): Promise<void> {
-  const outer = await tempDir('dsync-collide-');
-  try {
-    await fn(path.join(outer, 'ds'));
-  } finally {
-    await fs.rm(outer, { recursive: true, force: true });
-  }
 }
 
 async function expectSumsVerify(dest: string): Promise<void> {
@@ -78,7 +57,7 @@ describe('colliding files in one set fail that set, naming both', () => {
     it(`${c.name}: exit 1 with the reason, its verified files unchanged, nothing downloaded or deleted on the next sync`, { timeout: 60_000 }, async () => {
       await withDest(async (dest) => {
         expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
-        const page = await servedPage();
+        const page = await servedPage(env.svc);
         const victim = page.sets[1]!;
         const before = await snapshot(dest, victim.id);
         c.collide(victim);
@@ -102,14 +81,14 @@ describe('colliding files in one set fail that set, naming both', () => {
 describe('a file id listed in two sets', () => {
   it('downloads it for each set through separate part files, even when one request gets other bytes', { timeout: 60_000 }, async () => {
     await withDest(async (dest) => {
-      const page = await servedPage();
+      const page = await servedPage(env.svc);
       const [a, b] = page.sets as [SetJson, SetJson];
       const shared = a.files[0]!;
       // Set b lists a's first file (same id, url, bytes) for its own slot 1.
       b.files[0] = { ...shared, filename: b.files[0]!.filename };
       await serve(page);
       // One of the two requests for the shared file gets a flipped byte: that transfer alone starts over.
-      const filePath = `^${new URL(shared.url).pathname.replace(new URL(env.svc.deliveryBaseUrl).pathname, '')}$`;
+      const filePath = filePathPattern(env.svc, shared.url);
       await env.svc.admin.addFault({ path: filePath }, { type: 'flip', atByte: 100 }, 1);
       await env.svc.admin.addFault({ path: filePath }, { type: 'latency', ms: 300 }, 1);
       const { summary } = await sync(env.svc, dest, { concurrency: 4 });
@@ -125,7 +104,7 @@ describe('a file id listed in two sets', () => {
 describe('part files named before set ids were part of the name', () => {
   it('are taken over and resumed after an upgrade', { timeout: 60_000 }, async () => {
     await withDest(async (dest) => {
-      const page = await servedPage();
+      const page = await servedPage(env.svc);
       const file = page.sets[0]!.files[0]!;
       const res = await fetch(file.url, { headers: { authorization: `Bearer ${mainCollection(env.svc).apiKey}` } });
       const bytes = Buffer.from(await res.arrayBuffer());
