@@ -29,6 +29,7 @@ export class SyncDisplay {
         break;
       case 'file':
         if (e.state === 'failed') this.line(`failed: ${e.path}: ${e.reason ?? ''}`);
+        else if (e.state === 'queued' && e.reason) this.line(`${e.path}: ${e.reason}, fetching it again`);
         else if (e.state === 'retrying' && !this.live) this.line(`retrying ${e.path} (attempt ${e.attempt ?? '?'}): ${e.reason ?? ''}`);
         break;
       case 'set':
@@ -95,6 +96,7 @@ export function summaryText(s: SyncSummary): string {
   const body =
     `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}); ` +
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +
-    `${formatBytes(s.bytesDownloaded)} in ${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests`;
+    `${formatBytes(s.bytesDownloaded)} in ${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests` +
+    (s.diskCheck && s.diskCheck.missing + s.diskCheck.changed > 0 ? `; found on disk: ${s.diskCheck.missing} missing, ${s.diskCheck.changed} changed` : '');
   return `${head}\n${body}`;
 }

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetRecord, SetsPage } from '../api/types';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';
@@ -21,7 +21,7 @@ import { localFsError } from './local-errors';
 import { acquireLock, LockHeldError, type Lock } from './lock';
 import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
 import { ProgressTracker } from './progress';
-import { withRetry, type RetryPolicy } from './retry';
+import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
@@ -32,7 +32,7 @@ import { loadState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { TaskPool, type PauseGate } from './task-pool';
-import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome, type WalkPage } from './walk';
+import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
 
 /** What a run uses from outside; engine.ts fills in the defaults. */
 export interface RunDeps {
@@ -52,8 +52,9 @@ export class SyncRun {
   private settings: RunSettings | undefined;
   private state: RunState | undefined;
   private client: DeliveryClient | undefined;
-  private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
+  /** Sets whose folder a transfer found leading outside DEST (RunContext.escaped). */
+  private readonly escaped = new Set<number>();
   /** The sets a repair syncs (SyncOptions.repair), instead of the walk. */
   private repairSets: number[] | undefined;
   /** A page record without a usable id was rejected: the walk cannot count as complete. */
@@ -111,49 +112,11 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
-      const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
-      // Before anything is written (not even the lock) or asked of the service.
-      const conflict = await checkFolderOwner(v.dest, owner);
-      if (conflict) {
-        this.fatal = { kind: 'config', message: conflict };
-        return await this.finish(false);
-      }
-      let state: RunState;
-      try {
-        await fs.mkdir(v.dest, { recursive: true });
-        // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
-        await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
-        lock = await acquireLock(v.dest);
-        await resetScratchDir(v.dest);
-        const loaded = await loadState(v.dest);
-        state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
-        this.state = state;
-        if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
-      } catch (e) {
-        if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
-        else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
-        // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
-        await lock?.release().catch(() => undefined);
-        this.state?.store.close();
-        this.state = undefined;
-        return await this.finish(false);
-      }
-      const head = state.head;
-      const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
-      if (lateConflict) {
-        this.fatal = { kind: 'config', message: lateConflict };
-        await lock.release().catch(() => undefined);
-        lock = undefined;
-        state.store.close();
-        this.state = undefined;
-        return await this.finish(false);
-      }
-      if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
-        // A new folder, or one synced before the service was recorded: it is bound from now on.
-        head.collectionId = owner.collectionId;
-        head.baseUrl = owner.baseUrl;
-        state.touch();
-      }
+      const opened = await this.openFolder(v);
+      if (!opened) return await this.finish(false);
+      lock = opened.lock;
+      const state = opened.state;
+      this.state = state;
 
       this.client =
         this.deps.client ??
@@ -164,18 +127,17 @@ export class SyncRun {
           headersTimeoutMs: Math.max(v.stallMs, 1000),
           bodyTimeoutMs: v.stallMs,
         });
-      const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
       const full = this.options.full === true;
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
-      this.ctx = {
+      const ctx: RunContext = {
         dest: v.dest,
         consentsDir: v.consentsDir,
         excludeGold: this.options.excludeGold === true,
         client: this.client,
-        policy,
+        policy: { ...v.policy, clock: this.deps.clock },
         hashWorkers: v.hashWorkers,
         stallMs: v.stallMs,
         realDest: await fs.realpath(v.dest),
@@ -184,12 +146,12 @@ export class SyncRun {
         accounting: this.accounting,
         state,
         damaged: check.damaged,
-        escaped: new Set(),
+        escaped: this.escaped,
         checkedDirs: new Set(),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      walkCompleted = await this.syncAll(this.ctx, v, full);
+      walkCompleted = await this.syncAll(ctx, v, full);
     } catch (e) {
       if (!this.endsSync(e)) {
         this.fatal ??= { kind: 'internal', message: `Unexpected error: ${(e as Error)?.message ?? String(e)}` };
@@ -200,6 +162,54 @@ export class SyncRun {
     } finally {
       await lock?.release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Takes DEST for this sync: checks it belongs to this service and collection (before anything
+   * is written), makes the state folders, takes the lock, loads (and migrates) the state. On
+   * failure the fatal error is set, nothing is held, and undefined is returned.
+   */
+  private async openFolder(v: RunSettings): Promise<{ lock: Lock; state: RunState } | undefined> {
+    const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
+    const conflict = await checkFolderOwner(v.dest, owner);
+    if (conflict) {
+      this.fatal = { kind: 'config', message: conflict };
+      return undefined;
+    }
+    let lock: Lock | undefined;
+    let state: RunState | undefined;
+    try {
+      await fs.mkdir(v.dest, { recursive: true });
+      // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
+      await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
+      lock = await acquireLock(v.dest);
+      await resetScratchDir(v.dest);
+      const loaded = await loadState(v.dest);
+      state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
+      if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
+    } catch (e) {
+      if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
+      else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
+      // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
+      state?.store.close();
+      await lock?.release().catch(() => undefined);
+      return undefined;
+    }
+    const head = state.head;
+    const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
+    if (lateConflict) {
+      this.fatal = { kind: 'config', message: lateConflict };
+      state.store.close();
+      await lock.release().catch(() => undefined);
+      return undefined;
+    }
+    if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
+      // A new folder, or one synced before the service was recorded: it is bound from now on.
+      head.collectionId = owner.collectionId;
+      head.baseUrl = owner.baseUrl;
+      state.touch();
+    }
+    return { lock, state };
   }
 
   /** Returns true when the page walk completed (so the watermark may advance). */
@@ -242,9 +252,10 @@ export class SyncRun {
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      for await (const { sets, rejected } of pages) {
-        for (const record of rejected) this.rejectRecord(ctx, record);
-        for (const set of sets) {
+      for await (const page of pages) {
+        // A record that fails the contract while its page is sound fails its own set, not the walk.
+        for (const record of page.rejected ?? []) this.rejectRecord(ctx, record);
+        for (const set of page.sets) {
           if (signal.aborted) break;
           await this.processSet(ctx, set, pool);
         }
@@ -287,7 +298,7 @@ export class SyncRun {
    * A record of a page that broke the contract (a size as a string, an upper-case sha256...)
    * fails its own set, which stays pending; every other set of the page syncs.
    */
-  private rejectRecord(ctx: RunContext, record: WalkPage['rejected'][number]): void {
+  private rejectRecord(ctx: RunContext, record: NonNullable<SetsPage['rejected']>[number]): void {
     const reason = `the service's record breaks the API contract: ${record.reason}`;
     if (record.id === null) {
       // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
@@ -368,7 +379,7 @@ export class SyncRun {
           }
         }
         await state.settled();
-        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...(this.ctx?.escaped ?? [])]);
+        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped]);
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {

@@ -2,7 +2,7 @@
 // minus an overlap, pages fetched lazily so the caller's bounded queue sets the pace.
 import type { DeliveryClient } from '../api/delivery-client';
 import { ApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetsPage } from '../api/types';
 import { withRetry, type RetryPolicy } from './retry';
 
 export const PER_PAGE = 200;
@@ -22,12 +22,6 @@ export function updatedSinceFor(watermark: string | null): string | undefined {
 export function laterTimestamp(a: string | null, b: string): string {
   if (a === null) return b;
   return Date.parse(b) > Date.parse(a) ? b : a;
-}
-
-/** One page: its valid sets, and the records that broke the contract (each fails its own set). */
-export interface WalkPage {
-  sets: SetRecord[];
-  rejected: Array<{ id: number | null; reason: string }>;
 }
 
 /** Filled in by walkAcceptedSets: `stable` is false when the list kept changing under the walk. */
@@ -56,7 +50,7 @@ export async function* walkAcceptedSets(
   signal: AbortSignal,
   onRetry?: (message: string) => void,
   outcome: WalkOutcome = { stable: true, passes: 0 },
-): AsyncGenerator<WalkPage> {
+): AsyncGenerator<SetsPage> {
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     outcome.passes = pass;
     let firstTotal: number | undefined;
@@ -78,7 +72,7 @@ export async function* walkAcceptedSets(
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
       maxTotal = Math.max(maxTotal, res.total);
-      yield { sets: res.sets, rejected };
+      yield res;
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
       if (!res.has_more || records === 0) break;
       // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.

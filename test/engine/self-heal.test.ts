@@ -75,6 +75,24 @@ describe('a plain sync heals the dataset folder', () => {
     expect((await svc.admin.stats()).requests).toBeLessThanOrEqual(2);
   });
 
+  it('the CLI tells which files it found missing or changed, and a body that lies is not kept', async () => {
+    const { svc, collectionId } = env;
+    const set = (await servedSets(svc, collectionId))[1]!;
+    const file = set.files[1]!;
+    const rel = `sets/${set.id}/${file.filename}`;
+    await fs.rm(path.join(dest, rel));
+    // The re-download's first body has a flipped byte: caught by the hash, fetched again.
+    await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'flip', atByte: 100 }, 1);
+    const r = await runCli(['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest], {
+      env: { DATASET_SYNC_API_KEY: mainCollection(svc).apiKey },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${rel}: missing on disk, fetching it again`);
+    expect(r.stderr).toContain('found on disk: 1 missing, 0 changed');
+    await expectDatasetMatches(svc, dest, collectionId);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+  });
+
   it('a file that cannot be fetched again leaves the lists and is healed by the next sync', async () => {
     const { svc, collectionId } = env;
     const sets = await servedSets(svc, collectionId);
