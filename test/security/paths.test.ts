@@ -82,8 +82,10 @@ describe('hostile ids in answers never become paths', () => {
       (page2.sets[0]!.participants as Array<{ consent: Record<string, unknown> }>)[0]!.consent.id = '../../x';
       await serveOnce('/sets$', page2);
       const second = await sync(svc, l.dest);
-      expect(second.summary.exitCode).toBe(4);
-      expect(second.summary.fatal?.message).toMatch(/sets\[0\]\.participants\[0\]\.consent\.id: Invalid input: expected number, received string/);
+      // A malformed record fails its own set (issue 12), never the whole sync, and never becomes a path.
+      expect(second.summary.exitCode).toBe(1);
+      expect(second.summary.fatal).toBeUndefined();
+      expect(second.summary.failures.map((f) => f.reason).join(' | ')).toMatch(/participants\[0\]\.consent\.id: Invalid input: expected number, received string/);
 
       const consentsDir = `${l.dest}.consents`;
       for (const f of await fs.readdir(consentsDir)) expect(f).toMatch(/^[1-9]\d*\.json$/);
