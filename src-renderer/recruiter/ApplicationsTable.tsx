@@ -1,6 +1,6 @@
 // A job's applications with the actions each one allows; rejecting asks for an optional reason.
 import { useState, type FormEvent } from 'react';
-import type { Application, JobDetail } from '../../src-main/ipc/recruiter-contract';
+import type { Application, JobDetail } from '../../src-shared/recruiter-ipc-contract';
 import { ApplicationStatusBadge } from './Badges';
 import { Dialog } from './Dialog';
 import { formatMoney, legalApplicationActions, type ApplicationAction } from './rules';

@@ -1,7 +1,8 @@
-// View state of syncs, one entry per collection. The engine's state of record is on disk in
-// main; this store only folds the batched `sync:events` into rows and an aggregate to show.
+// View state of syncs, one entry per collection of the active account. The engine's state of
+// record is on disk in main; this store only folds the batched `sync:events` into rows and an
+// aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, SyncRunState } from '../../src-main/ipc/contract';
+import type { IpcError, SyncRunState } from '../../src-shared/ipc-contract';
 import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-main/sync/events';
 import { invoke } from '../api';
 
@@ -69,6 +70,8 @@ interface SyncStore {
   refreshState(collectionId: number): Promise<void>;
   loadHistory(collectionId: number): Promise<void>;
   runVerify(collectionId: number): Promise<void>;
+  /** Forgets every collection's view (another account is now active). */
+  reset(): void;
 }
 
 function emptyCounts(): Record<FileState, number> {
@@ -280,6 +283,10 @@ export const useSync = create<SyncStore>((set, get) => {
         const sorted = [...result.value].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
         set((s) => ({ history: { ...s.history, [collectionId]: sorted } }));
       }
+    },
+
+    reset() {
+      set({ byCollection: {}, history: {}, verify: {}, actionError: {} });
     },
 
     async runVerify(collectionId) {

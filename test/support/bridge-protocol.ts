@@ -1,5 +1,5 @@
 // The wire format of the browser test bridge: the RendererApi contract over one WebSocket.
-import type { EventChannel, EventChannels, IpcResult } from '../../src-main/ipc/contract';
+import type { EventChannel, EventChannels, IpcResult } from '../../src-shared/ipc-contract';
 
 export const BRIDGE_PATH = '/bridge';
 export const BRIDGE_CLIENT_PATH = '/bridge-client.js';

@@ -7,11 +7,12 @@ import { useConnection } from '../../src-renderer/stores/connection';
 import { useNavigation } from '../../src-renderer/stores/navigation';
 import { useCollections } from '../../src-renderer/stores/collections';
 import { useNotices } from '../../src-renderer/stores/notices';
-import type { ConnectionInfo, IpcError, SettingsView } from '../../src-main/ipc/contract';
+import type { ConnectionInfo, IpcError, SettingsView } from '../../src-shared/ipc-contract';
 import { FakeRendererApi, ok } from './fake-api';
 
-const SETTINGS: SettingsView = { baseUrl: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
+const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
 const INFO: ConnectionInfo = {
+  accountId: 'acct1',
   baseUrl: 'http://127.0.0.1:1234/api/v1/partner',
   client: { id: 1, name: 'Acme Vision Lab', email: 'data@acme.example' },
   apiKey: { name: 'desktop', prefix: 'dsk_ab12', scopes: ['collections:read'] },
