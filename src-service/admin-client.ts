@@ -52,8 +52,14 @@ export class AdminError extends Error {
 }
 
 export class AdminClient {
-  /** `baseUrl` is the admin base, e.g. http://127.0.0.1:1234/admin */
-  constructor(readonly baseUrl: string) {}
+  /**
+   * `baseUrl` is the admin base, e.g. http://127.0.0.1:1234/admin; `token` the service's
+   * per-run admin token (RunningService.adminToken, or `adminToken` of the demo's JSON line).
+   */
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
 
   async addSets(collectionId: number, opts: { count?: number; is_gold?: boolean; consent_null?: boolean } = {}): Promise<AdminSetJson[]> {
     return (await this.call<{ sets: AdminSetJson[] }>('POST', `/collections/${collectionId}/sets`, opts)).sets;
@@ -103,10 +109,12 @@ export class AdminClient {
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    // Every POST goes out as JSON (the admin interface refuses other types), even an empty one.
+    const json = body ?? (method === 'POST' ? {} : undefined);
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: `Bearer ${this.token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
     });
     const text = await res.text();
     let parsed: unknown;

@@ -6,9 +6,9 @@
 // Every invoke channel takes one argument (an object, or nothing) and answers an IpcResult:
 // failures are values, never thrown across the bridge.
 import type { z } from 'zod';
-// Until the API types and sync events move to src-shared, they come from src-main (types only).
+// Until the API types move to src-shared, they come from src-main (types only).
 import type { CollectionDetail, CollectionSummary, Me, SetsPage } from '../src-main/api/types';
-import type { SyncEvent, SyncSummary, VerifyReport } from '../src-main/sync/events';
+import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
 import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
 import { settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createEventBatcher } from '../../src-main/app/event-batcher';
-import type { SyncEvent, SyncSummary } from '../../src-main/sync/events';
+import type { SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 import { runGroup, runProc, type ProcResult } from './proc';
 import { REPO_ROOT, type BenchFile, type BenchService } from './service';
 

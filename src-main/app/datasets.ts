@@ -6,7 +6,7 @@ import type { SetsPage } from '../api/types';
 import type { SettingsStore } from '../settings/settings-store';
 import { readHistory } from '../sync/history';
 import { verifyDataset } from '../sync/verify';
-import type { SyncSummary, VerifyReport } from '../sync/events';
+import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import type { CollectionDatasetSettings, CollectionListItem } from '../../src-shared/ipc-contract';
 import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';

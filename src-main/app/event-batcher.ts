@@ -1,7 +1,7 @@
 // Batches a fast event stream into a few messages a second. Progress events supersede one
 // another, so a batch keeps only the newest (moved to where it arrived); every other event
 // is kept, in order.
-import type { SyncEvent } from '../sync/events';
+import type { SyncEvent } from '../../src-shared/sync-events';
 
 export interface EventBatcher {
   push(event: SyncEvent): void;

@@ -4,7 +4,7 @@
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
 import { runSync as engineRunSync } from '../sync/engine';
-import type { SyncEvent, SyncOptions, SyncSummary } from '../sync/events';
+import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/history';
 import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';

@@ -1,7 +1,7 @@
 // Human progress of a sync on stderr: a live redrawn block on a terminal (overall bar with
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
-import type { SyncEvent, SyncSummary } from '../sync/events';
+import type { SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 import { bar, formatBytes, formatDuration } from './format';
 
 type ProgressEvent = Extract<SyncEvent, { type: 'progress' }>;

@@ -1,7 +1,7 @@
 // Past syncs of a DEST, one JSON summary per line in DEST/.dataset-sync/history.jsonl.
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { SyncSummary } from './events';
+import type { SyncSummary } from '../../src-shared/sync-events';
 import { stateDir } from './layout';
 
 const MAX_ENTRIES = 500;

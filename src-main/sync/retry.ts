@@ -1,12 +1,14 @@
 // Back-off for retryable failures (5xx, 429, network): exponential with full jitter, honouring
 // Retry-After when the server gives one.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, isApiError } from '../api/errors';
+import { systemClock, type Clock } from './clock';
 
 export interface RetryPolicy {
   baseMs: number;
   maxAttempts: number;
   capMs: number;
+  /** Whose time the back-off waits on; the system clock unless a test injects one. */
+  clock?: Clock;
 }
 
 export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number): number {
@@ -18,7 +20,7 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSec
 
 export async function backoff(policy: RetryPolicy, attempt: number, err: unknown, signal?: AbortSignal): Promise<void> {
   const ra = isApiError(err) ? err.retryAfterSeconds : undefined;
-  await sleep(retryDelayMs(policy, attempt, ra), undefined, { signal });
+  await (policy.clock ?? systemClock).sleep(retryDelayMs(policy, attempt, ra), signal);
 }
 
 export function isRetryable(e: unknown): boolean {

@@ -29,9 +29,10 @@ const BLOCK_BYTES = 1024 * 1024;
 /** Blocks in flight per file before `backlogged`: bounds the memory a lagging worker can hold. */
 const MAX_BLOCKS = 6;
 
-export function createSha256Stream(sizeBytes: number): Sha256Stream {
-  if (sizeBytes >= WORKER_HASH_MIN_BYTES && hashWorkerLimit() > 0) {
-    const worker = hashWorkers.next();
+/** `workerLimit`: how many hash workers may run (SyncTuning.hashWorkers; 0 = main thread only). */
+export function createSha256Stream(sizeBytes: number, workerLimit: number): Sha256Stream {
+  if (sizeBytes >= WORKER_HASH_MIN_BYTES && workerLimit > 0) {
+    const worker = hashWorkers.next(Math.min(workerLimit, MAX_HASH_WORKERS));
     if (worker) return new WorkerSha256(worker);
   }
   return new LocalSha256();
@@ -137,17 +138,18 @@ class HashWorker {
   }
 }
 
+/** Never more workers than this, whatever the options say. */
+export const MAX_HASH_WORKERS = 8;
+
 /**
- * How many hash workers to use. A worker only pays where a core is free for it: on the 2-core
- * bench machine, where the service and the page-cache writes already keep both cores busy, it
- * made the bulk sync no faster (0.99-1.05x the main-thread time in the bench, up to 15% slower in
- * paired runs: the copy to the worker and the hash compete for the same cores; bench/NOTES.md),
- * so machines with fewer than 4 cores hash on the main thread.
- * DATASET_SYNC_HASH_WORKERS=N overrides (0 = never), for tests and benchmarks.
+ * How many hash workers to use when the options do not say. A worker only pays where a core is
+ * free for it: on the 2-core bench machine, where the service and the page-cache writes already
+ * keep both cores busy, it made the bulk sync no faster (0.99-1.05x the main-thread time in the
+ * bench, up to 15% slower in paired runs: the copy to the worker and the hash compete for the
+ * same cores; bench/NOTES.md), so machines with fewer than 4 cores hash on the main thread.
+ * The CLI lets DATASET_SYNC_HASH_WORKERS=N override it (0 = never), for tests and benchmarks.
  */
-export function hashWorkerLimit(): number {
-  const forced = process.env.DATASET_SYNC_HASH_WORKERS;
-  if (forced !== undefined && /^\d+$/.test(forced)) return Math.min(Number(forced), 8);
+export function defaultHashWorkers(): number {
   const cores = os.availableParallelism();
   return cores >= 4 ? Math.min(4, cores - 2) : 0;
 }
@@ -157,14 +159,14 @@ export function runningHashWorkers(): number {
   return hashWorkers.workers.filter((w) => !w.dead).length;
 }
 
-/** Up to hashWorkerLimit() workers, started on first use; a stream goes to an idle or the least loaded one. */
+/** Up to `limit` workers, started on first use; a stream goes to an idle or the least loaded one. */
 const hashWorkers = {
   workers: [] as HashWorker[],
-  next(): HashWorker | null {
+  next(limit: number): HashWorker | null {
     this.workers = this.workers.filter((w) => !w.dead);
     const idle = this.workers.find((w) => w.load === 0);
     if (idle) return idle;
-    if (this.workers.length < hashWorkerLimit()) {
+    if (this.workers.length < limit) {
       const w = HashWorker.start();
       if (w) {
         this.workers.push(w);

@@ -1,12 +1,28 @@
 // A bounded work queue: at most `concurrency` tasks run, and `push` waits while `maxQueued`
 // tasks are waiting, so the producer (the page walk) never runs far ahead and memory stays flat.
+// Every task passes the pause gate before it starts.
+
+/** What the queue awaits before starting each task (a paused sync keeps its gate closed). */
+export interface PauseGate {
+  /** Resolves when work may start; settles at once when `signal` is aborted. */
+  whenOpen(signal: AbortSignal): Promise<void> | undefined;
+}
+
+/** A gate that never closes. */
+export const openGate: PauseGate = { whenOpen: () => undefined };
+
 export class TaskPool {
   private running = 0;
   private readonly queue: Array<() => Promise<void>> = [];
   private readonly spaceWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly concurrency: number, private readonly maxQueued: number) {}
+  constructor(
+    private readonly concurrency: number,
+    private readonly maxQueued: number,
+    private readonly gate: PauseGate = openGate,
+    private readonly signal: AbortSignal = new AbortController().signal,
+  ) {}
 
   async push(task: () => Promise<void>): Promise<void> {
     while (this.queue.length >= this.maxQueued) {
@@ -22,12 +38,18 @@ export class TaskPool {
     await new Promise<void>((r) => this.idleWaiters.push(r));
   }
 
+  private async start(task: () => Promise<void>): Promise<void> {
+    const closed = this.gate.whenOpen(this.signal);
+    if (closed) await closed;
+    await task();
+  }
+
   private pump(): void {
     while (this.running < this.concurrency && this.queue.length > 0) {
       const task = this.queue.shift()!;
       this.spaceWaiters.shift()?.();
       this.running++;
-      void task()
+      void this.start(task)
         .catch(() => undefined)
         .finally(() => {
           this.running--;

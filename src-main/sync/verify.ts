@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseManifest } from './dataset';
-import type { VerifyReport } from './events';
+import type { VerifyReport } from '../../src-shared/sync-events';
 
 async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');

@@ -1,16 +1,14 @@
 import type { FileRow } from '../stores/sync';
-import type { FileState } from '../../src-main/sync/events';
+import type { FileState } from '../../src-shared/sync-events';
 import { percent } from '../format';
 
 export const FILE_STATE_NAMES: Record<FileState, string> = {
   queued: 'Queued',
   downloading: 'Downloading',
   retrying: 'Retrying',
-  verifying: 'Verifying',
   verified: 'Verified',
   up_to_date: 'Up to date',
   failed: 'Failed',
-  skipped: 'Skipped',
 };
 
 export function fileStateText(row: FileRow): string {
@@ -21,8 +19,6 @@ export function fileStateText(row: FileRow): string {
       return `Retrying (attempt ${row.attempt ?? '?'}${row.reason ? `: ${row.reason}` : ''})`;
     case 'failed':
       return `Failed: ${row.reason ?? 'unknown reason'}`;
-    case 'skipped':
-      return row.reason ? `Skipped: ${row.reason}` : 'Skipped';
     default:
       return FILE_STATE_NAMES[row.state];
   }

@@ -1,4 +1,4 @@
-import type { SyncSummary } from '../../src-main/sync/events';
+import type { SyncSummary } from '../../src-shared/sync-events';
 import { formatBytes, formatDateTime, formatDuration } from '../format';
 
 function outcome(s: SyncSummary): string {

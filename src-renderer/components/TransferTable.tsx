@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { FileState } from '../../src-main/sync/events';
+import type { FileState } from '../../src-shared/sync-events';
 import { FILE_STATES, type FileRow } from '../stores/sync';
 import { formatBytes, percent } from '../format';
 import { FILE_STATE_NAMES, FileStateLabel } from './FileStateLabel';

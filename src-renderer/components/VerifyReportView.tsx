@@ -1,4 +1,4 @@
-import type { VerifyReport } from '../../src-main/sync/events';
+import type { VerifyReport } from '../../src-shared/sync-events';
 import { formatBytes } from '../format';
 
 function PathList({ title, paths, tone }: { title: string; paths: string[]; tone: string }) {

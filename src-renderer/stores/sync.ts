@@ -3,7 +3,7 @@
 // aggregate to show.
 import { create } from 'zustand';
 import type { IpcError, SyncRunState } from '../../src-shared/ipc-contract';
-import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-main/sync/events';
+import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
 export interface FileRow {
@@ -34,8 +34,8 @@ export interface SetTally {
   notServed: number;
 }
 
-export const FILE_STATES: readonly FileState[] = ['queued', 'downloading', 'retrying', 'verifying', 'verified', 'up_to_date', 'failed', 'skipped'];
-const FINISHED_STATES: ReadonlySet<FileState> = new Set(['verified', 'up_to_date', 'failed', 'skipped']);
+export const FILE_STATES: readonly FileState[] = ['queued', 'downloading', 'retrying', 'verified', 'up_to_date', 'failed'];
+const FINISHED_STATES: ReadonlySet<FileState> = new Set(['verified', 'up_to_date', 'failed']);
 
 export interface CollectionSyncView {
   running: boolean;
@@ -75,7 +75,7 @@ interface SyncStore {
 }
 
 function emptyCounts(): Record<FileState, number> {
-  return { queued: 0, downloading: 0, retrying: 0, verifying: 0, verified: 0, up_to_date: 0, failed: 0, skipped: 0 };
+  return { queued: 0, downloading: 0, retrying: 0, verified: 0, up_to_date: 0, failed: 0 };
 }
 
 export function emptySyncView(): CollectionSyncView {
@@ -156,7 +156,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
             event.bytesDone ?? (event.state === 'verified' || event.state === 'up_to_date' ? event.sizeBytes : event.state === 'queued' ? 0 : (existing?.bytesDone ?? 0));
           const row: FileRow = { fileId: event.fileId, setId: event.setId, path: event.path, sizeBytes: event.sizeBytes, state: event.state, bytesDone };
           // Attempt and reason belong to retrying/failed; a later state clears them.
-          if (event.state === 'retrying' || event.state === 'failed' || event.state === 'skipped') {
+          if (event.state === 'retrying' || event.state === 'failed') {
             if (event.attempt !== undefined) row.attempt = event.attempt;
             if (event.reason !== undefined) row.reason = event.reason;
           }
@@ -211,7 +211,7 @@ function countStates(rows: readonly FileRow[]): Record<FileState, number> {
 function finalProgress(progress: AggregateProgress | null, rows: readonly FileRow[]): AggregateProgress | null {
   const finished = rows.filter((r) => FINISHED_STATES.has(r.state)).length;
   const base = progress ?? { bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: rows.length, bytesPerSecond: 0, etaSeconds: null };
-  const allGood = rows.length > 0 && rows.every((r) => r.state === 'verified' || r.state === 'up_to_date' || r.state === 'skipped');
+  const allGood = rows.length > 0 && rows.every((r) => r.state === 'verified' || r.state === 'up_to_date');
   return {
     ...base,
     filesDone: Math.max(base.filesDone, finished),

@@ -5,7 +5,7 @@ import { IpcFailure } from '../../src-main/ipc/ipc-failure';
 import { redact, toIpcError } from '../../src-main/ipc/to-ipc-error';
 import { SecretStoreUnavailableError } from '../../src-main/secrets/secret-store';
 import { createEventBatcher } from '../../src-main/app/event-batcher';
-import type { SyncEvent } from '../../src-main/sync/events';
+import type { SyncEvent } from '../../src-shared/sync-events';
 
 const KEY = 'dsk_live_SECRETSECRET';
 const silent = () => undefined;

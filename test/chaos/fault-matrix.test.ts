@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/index';
 import { expectDatasetMatches, listFiles, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, tempDir, useService } from '../engine/helpers';
-import type { SyncSummary } from '../../src-main/sync/events';
+import type { SyncSummary } from '../../src-shared/sync-events';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 
 const FILE_SIZE = 24 * 1024;

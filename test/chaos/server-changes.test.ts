@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runSync } from '../../src-main/sync/engine';
-import type { SyncEvent } from '../../src-main/sync/events';
+import type { SyncEvent } from '../../src-shared/sync-events';
 import { expectDatasetMatches, FAST_TUNING, mainCollection, servedSets, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
 import { checkDatasetInvariants, servedFileHashes } from './support';
 

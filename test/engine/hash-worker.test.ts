@@ -1,25 +1,17 @@
 // SHA-256 on a worker thread (sha256-stream.ts). This machine has 2 cores, where the worker is
-// off by default, so these tests force it with DATASET_SYNC_HASH_WORKERS and check that the
+// off by default, so these tests force it (tuning.hashWorkers, DATASET_SYNC_HASH_WORKERS for the CLI) and check that the
 // digests, the resume of held bytes and the mismatch detection are the same as on the main thread.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSha256Stream, hashWorkerLimit, runningHashWorkers, WORKER_HASH_MIN_BYTES } from '../../src-main/sync/sha256-stream';
-import { expectDatasetMatches, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
-
-const saved = process.env.DATASET_SYNC_HASH_WORKERS;
-beforeAll(() => {
-  process.env.DATASET_SYNC_HASH_WORKERS = '1';
-});
-afterAll(() => {
-  if (saved === undefined) delete process.env.DATASET_SYNC_HASH_WORKERS;
-  else process.env.DATASET_SYNC_HASH_WORKERS = saved;
-});
+import { describe, expect, it } from 'vitest';
+import { tuningFromEnv } from '../../src-main/cli/commands';
+import { createSha256Stream, runningHashWorkers, WORKER_HASH_MIN_BYTES } from '../../src-main/sync/sha256-stream';
+import { expectDatasetMatches, FAST_TUNING, mainCollection, parseNdjson, runCli, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 /** Feeds `data` in uneven chunks, pausing whenever the stream reports a backlog. */
 async function digestInChunks(data: Buffer, sizeHint: number): Promise<string> {
-  const s = createSha256Stream(sizeHint);
+  const s = createSha256Stream(sizeHint, 1);
   let off = 0;
   let step = 1;
   while (off < data.length) {
@@ -33,31 +25,28 @@ async function digestInChunks(data: Buffer, sizeHint: number): Promise<string> {
 
 describe('createSha256Stream', () => {
   it('gives the digest of node:crypto on a worker and on the main thread, for many streams at once', async () => {
-    expect(hashWorkerLimit()).toBe(1);
     const inputs = Array.from({ length: 6 }, (_, i) => randomBytes(WORKER_HASH_MIN_BYTES + i * 333_333));
     const want = inputs.map((d) => createHash('sha256').update(d).digest('hex'));
     expect(await Promise.all(inputs.map((d) => digestInChunks(d, d.length)))).toEqual(want);
     expect(runningHashWorkers()).toBe(1);
     // Below the size threshold the hash stays on this thread; empty input too.
     expect(await digestInChunks(inputs[0]!.subarray(0, 1000), 1000)).toBe(createHash('sha256').update(inputs[0]!.subarray(0, 1000)).digest('hex'));
-    expect(await createSha256Stream(WORKER_HASH_MIN_BYTES).digest()).toBe(createHash('sha256').digest('hex'));
+    expect(await createSha256Stream(WORKER_HASH_MIN_BYTES, 1).digest()).toBe(createHash('sha256').digest('hex'));
   });
 
   it('a discarded stream leaves the others and the next ones correct', async () => {
-    const a = createSha256Stream(WORKER_HASH_MIN_BYTES);
+    const a = createSha256Stream(WORKER_HASH_MIN_BYTES, 1);
     a.update(randomBytes(3 * 1024 * 1024 + 17));
     a.discard();
     const data = randomBytes(WORKER_HASH_MIN_BYTES * 2);
     expect(await digestInChunks(data, data.length)).toBe(createHash('sha256').update(data).digest('hex'));
   });
 
-  it('DATASET_SYNC_HASH_WORKERS=0 keeps every hash on the main thread', () => {
-    process.env.DATASET_SYNC_HASH_WORKERS = '0';
-    try {
-      expect(hashWorkerLimit()).toBe(0);
-    } finally {
-      process.env.DATASET_SYNC_HASH_WORKERS = '1';
-    }
+  it('the CLI reads DATASET_SYNC_HASH_WORKERS into the options (0 = main thread only)', () => {
+    expect(tuningFromEnv({ DATASET_SYNC_HASH_WORKERS: '0' }).hashWorkers).toBe(0);
+    expect(tuningFromEnv({ DATASET_SYNC_HASH_WORKERS: '2' }).hashWorkers).toBe(2);
+    expect(tuningFromEnv({}).hashWorkers).toBeUndefined();
+    expect(() => tuningFromEnv({ DATASET_SYNC_HASH_WORKERS: 'many' })).toThrow(/DATASET_SYNC_HASH_WORKERS/);
   });
 });
 
@@ -68,7 +57,7 @@ describe('sync with the hash on a worker', () => {
     const dir = await tempDir('dsync-hashworker-');
     const dest = path.join(dir, 'ds');
     try {
-      const r = await sync(env.svc, dest);
+      const r = await sync(env.svc, dest, { tuning: { ...FAST_TUNING, hashWorkers: 1 } });
       expect(r.summary.exitCode).toBe(0);
       await expectDatasetMatches(env.svc, dest, env.collectionId);
       expect((await sha256sumCheck(dest)).code).toBe(0);

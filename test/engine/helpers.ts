@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startReferenceService } from '../../src-service/index';
 import { runSync } from '../../src-main/sync/engine';
-import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-main/sync/events';
+import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 
 export type Service = Awaited<ReturnType<typeof startReferenceService>>;
 

@@ -2,7 +2,8 @@
 // only a heartbeat whose rate falls to zero (a stalled transfer does not show its last rate).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { SyncEvent } from '../../src-main/sync/events';
+import type { SyncEvent } from '../../src-shared/sync-events';
+import { Accounting } from '../../src-main/sync/accounting';
 import { ProgressTracker } from '../../src-main/sync/progress';
 
 type Progress = Extract<SyncEvent, { type: 'progress' }>;
@@ -10,10 +11,11 @@ type Progress = Extract<SyncEvent, { type: 'progress' }>;
 describe('ProgressTracker', () => {
   it('has a rate and an ETA in its first event, and stays quiet while nothing moves', async () => {
     const events: Progress[] = [];
-    const p = new ProgressTracker((e) => events.push(e as Progress), 100, 600);
+    const p = new Accounting();
+    const tracker = new ProgressTracker(p, (e) => events.push(e as Progress), 100, 600);
     p.bytesTotal = 1_000_000;
     p.filesTotal = 2;
-    p.start();
+    tracker.start();
     p.bytesDone = 250_000;
     await sleep(130);
     expect(events.length).toBe(1);
@@ -27,7 +29,7 @@ describe('ProgressTracker', () => {
     expect(events[1]!.bytesPerSecond).toBeLessThan(events[0]!.bytesPerSecond);
     p.bytesDone = 1_000_000;
     p.filesDone = 2;
-    p.stop();
+    tracker.stop();
     expect(events.at(-1)).toMatchObject({ bytesDone: 1_000_000, filesDone: 2, etaSeconds: 0 });
   });
 });

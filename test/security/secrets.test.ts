@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { runSync } from '../../src-main/sync/engine';
-import type { SyncEvent } from '../../src-main/sync/events';
+import type { SyncEvent } from '../../src-shared/sync-events';
 import { FAST_TUNING, listFiles, mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
 
 const env = useService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 131 });

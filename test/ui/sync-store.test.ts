@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, beforeEach } from 'vitest';
 import { emptySyncView, reduceSyncEvents, useSync } from '../../src-renderer/stores/sync';
-import type { FileState, SyncEvent, SyncSummary } from '../../src-main/sync/events';
+import type { FileState, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 
 type FileEvent = Extract<SyncEvent, { type: 'file' }>;
 
@@ -28,7 +28,7 @@ describe('sync store', () => {
     view = reduceSyncEvents(view, [fileEvent(1, 'downloading', { bytesDone: 250 }), fileEvent(2, 'retrying', { attempt: 2, reason: 'HTTP 503' })]);
     expect(view.rows[0]).toMatchObject({ fileId: 1, state: 'downloading', bytesDone: 250 });
     expect(view.rows[1]).toMatchObject({ fileId: 2, state: 'retrying', attempt: 2, reason: 'HTTP 503' });
-    view = reduceSyncEvents(view, [fileEvent(1, 'verifying'), fileEvent(1, 'verified'), fileEvent(2, 'failed', { reason: 'sha256 mismatch' })]);
+    view = reduceSyncEvents(view, [fileEvent(1, 'verified'), fileEvent(2, 'failed', { reason: 'sha256 mismatch' })]);
     expect(view.rows).toHaveLength(2);
     expect(view.rows[0]).toMatchObject({ state: 'verified', bytesDone: 1000 });
     expect(view.rows[0]?.reason).toBeUndefined();

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { TransferTable } from '../../src-renderer/components/TransferTable';
 import { emptySyncView, reduceSyncEvents, type FileRow } from '../../src-renderer/stores/sync';
-import type { FileState, SyncEvent } from '../../src-main/sync/events';
+import type { FileState, SyncEvent } from '../../src-shared/sync-events';
 
 // jsdom does no layout: give scroll containers the size a window would, so the virtualiser has a viewport.
 beforeAll(() => {
@@ -38,17 +38,16 @@ describe('TransferTable', () => {
   });
 
   it('shows each state in words, with percent, attempt and reason', () => {
-    const states: FileState[] = ['queued', 'downloading', 'retrying', 'verifying', 'verified', 'up_to_date', 'failed'];
+    const states: FileState[] = ['queued', 'downloading', 'retrying', 'verified', 'up_to_date', 'failed'];
     const view = rowsOf((id) => states[id - 1]!, states.length);
     render(<TransferTable rows={view.rows} counts={view.stateCounts} />);
     const texts = dataRows().map((r) => r.textContent ?? '');
     expect(texts[0]).toContain('Queued');
     expect(texts[1]).toContain('Downloading 25%');
     expect(texts[2]).toContain('Retrying (attempt 3');
-    expect(texts[3]).toContain('Verifying');
-    expect(texts[4]).toContain('Verified');
-    expect(texts[5]).toContain('Up to date');
-    expect(texts[6]).toContain('Failed: HTTP 404');
+    expect(texts[3]).toContain('Verified');
+    expect(texts[4]).toContain('Up to date');
+    expect(texts[5]).toContain('Failed: HTTP 404');
     expect(texts[0]).toContain('64.0 KB');
   });
 

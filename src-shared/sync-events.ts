@@ -1,16 +1,9 @@
-// The one event stream of a sync. The engine emits these; the CLI (terminal display and
-// --json) and the desktop app (batched over IPC) consume the same values. Plain data only:
-// no API key, no signer name, nothing that may not cross to the renderer.
+// The one event stream of a sync, shared by both processes (types only: no Node or Electron).
+// The engine emits these; the CLI (terminal display and --json) and the desktop app (batched
+// over IPC) consume the same values. Plain data only: no API key, no signer name, nothing that
+// may not cross to the renderer.
 
-export type FileState =
-  | 'queued'
-  | 'downloading'
-  | 'retrying'
-  | 'verifying'
-  | 'verified'
-  | 'up_to_date'
-  | 'failed'
-  | 'skipped';
+export type FileState = 'queued' | 'downloading' | 'retrying' | 'verified' | 'up_to_date' | 'failed';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -26,6 +19,8 @@ export interface SyncOptions {
   full?: boolean;
   /** Aborting leaves partial downloads in place; the next sync resumes them. */
   signal?: AbortSignal;
+  /** Repair (repair.ts): skip the page walk and sync exactly these sets (fetched with GET /sets/:id). */
+  onlySets?: number[];
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
   tuning?: SyncTuning;
 }
@@ -40,6 +35,8 @@ export interface SyncTuning {
   stallTimeoutMs?: number;
   /** Interval of `progress` events. Default 250. */
   progressIntervalMs?: number;
+  /** Worker threads hashing large files; 0 = main thread only. Default: 0 below 4 cores, else cores − 2 (max 4). */
+  hashWorkers?: number;
 }
 
 export type SyncEvent =

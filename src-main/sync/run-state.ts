@@ -1,0 +1,78 @@
+// The engine state of one run as it changes: the head state (state.json: collection, service,
+// watermark, pending sets, index fingerprint) and the set records (sets.jsonl). Every change goes
+// through this class, which knows whether the run changed anything (else the final save is
+// skipped: the bytes would be the same) and saves now and then while downloads go on.
+import type { Clock } from './clock';
+import type { LocalSet, SetStore } from './set-store';
+import { saveState, type EngineState } from './state';
+
+const STATE_SAVE_INTERVAL_MS = 3000;
+
+export class RunState {
+  private changed = false;
+  private lastSave = 0;
+  private lastSaveMs = 0;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dest: string,
+    readonly head: EngineState,
+    readonly store: SetStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The head state was changed by the caller. */
+  touch(): void {
+    this.changed = true;
+  }
+
+  /**
+   * A set record changed: written to the store, and manifest.csv and SHA256SUMS no longer match.
+   * The index record is dropped at once, not only told from the log size: a compaction can bring
+   * the log back to the very size recorded, and a state saved mid-sync must not vouch for them.
+   */
+  putLocal(local: LocalSet): void {
+    this.store.put(local);
+    this.head.index = undefined;
+    this.touch();
+  }
+
+  /** A set to fetch again on the next sync, whatever the watermark says. */
+  addPending(id: number): void {
+    if (this.head.pendingSets.includes(id)) return;
+    this.head.pendingSets.push(id);
+    this.touch();
+  }
+
+  dropPending(id: number): void {
+    if (!this.head.pendingSets.includes(id)) return;
+    this.head.pendingSets = this.head.pendingSets.filter((x) => x !== id);
+    this.touch();
+  }
+
+  /** Saves records and head state in the background, at most every few seconds. */
+  saveSoon(): void {
+    const now = this.clock.now();
+    // A large state takes a while to serialize on the event loop: keep saving to under ~10% of the time.
+    if (now - this.lastSave < Math.max(STATE_SAVE_INTERVAL_MS, 10 * this.lastSaveMs)) return;
+    this.lastSave = now;
+    this.saving = this.saving
+      .then(async () => {
+        const t = this.clock.now();
+        this.store.flush();
+        await saveState(this.dest, this.head);
+        this.lastSaveMs = this.clock.now() - t;
+      })
+      .catch(() => undefined);
+  }
+
+  /** Waits for a background save in flight. */
+  settled(): Promise<void> {
+    return this.saving;
+  }
+
+  /** The final save, only when this run changed something. */
+  async saveIfChanged(): Promise<void> {
+    if (this.changed) await saveState(this.dest, this.head);
+  }
+}

@@ -1,0 +1,348 @@
+// One sync of one collection into DEST, from start to summary (DESIGN 1.1 and 1.3): take the
+// folder (lock, state), walk the accepted sets page by page feeding a bounded queue, fetch the
+// pending sets again, write the dataset index and the state, and say how it ended. What each set
+// needs is planned in set-plan.ts; counting is accounting.ts; exit codes are outcome.ts.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
+import { isApiError } from '../api/errors';
+import type { SetRecord } from '../api/types';
+import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
+import { Accounting, type RateLimiter } from './accounting';
+import type { Clock } from './clock';
+import { ensureConsentsDir } from './consents';
+import { writeCollectionJson } from './dataset';
+import { writeDatasetIndex } from './dataset-index';
+import { appendHistory } from './history';
+import { partialDir } from './layout';
+import { localFsError } from './local-errors';
+import { acquireLock, LockHeldError, type Lock } from './lock';
+import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
+import { ProgressTracker } from './progress';
+import { withRetry, type RetryPolicy } from './retry';
+import type { RunContext } from './run-context';
+import { RunState } from './run-state';
+import { ensureRealDir, resetScratchDir } from './safe-dirs';
+import { failSet, reportNotServed, syncSet } from './set-plan';
+import { SetStore } from './set-store';
+import { loadState } from './state';
+import { migrateLegacyState } from './state-migration';
+import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
+import { TaskPool, type PauseGate } from './task-pool';
+import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
+
+/** What a run uses from outside; engine.ts fills in the defaults. */
+export interface RunDeps {
+  /** When given, the caller owns it (the run does not close it). */
+  client?: DeliveryClient;
+  clock: Clock;
+  limiter: RateLimiter;
+  gate: PauseGate;
+}
+
+export class SyncRun {
+  private readonly startedAt: number;
+  private readonly controller = new AbortController();
+  private readonly accounting: Accounting;
+  private readonly seen = new Set<number>();
+  private fatal: Fatal | undefined;
+  private settings: RunSettings | undefined;
+  private state: RunState | undefined;
+  private client: DeliveryClient | undefined;
+  private ctx: RunContext | undefined;
+  private maxUpdatedAt: string | null = null;
+
+  constructor(
+    private readonly options: SyncOptions,
+    private readonly onEvent: (e: SyncEvent) => void,
+    private readonly deps: RunDeps,
+  ) {
+    this.startedAt = deps.clock.now();
+    this.accounting = new Accounting(deps.limiter);
+    const outer = options.signal;
+    if (outer) {
+      if (outer.aborted) this.controller.abort();
+      else outer.addEventListener('abort', () => this.controller.abort(), { once: true });
+    }
+  }
+
+  private emit(e: SyncEvent): void {
+    try {
+      this.onEvent(e);
+    } catch {
+      // A failing listener must not break the sync.
+    }
+  }
+
+  private get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private setFatal(f: Fatal): void {
+    this.fatal ??= f;
+    this.controller.abort();
+  }
+
+  /** See RunContext.endsSync. */
+  private endsSync(e: unknown): boolean {
+    const fatal = fatalAnywhere(e);
+    if (fatal) this.setFatal(fatal);
+    return fatal !== undefined || isAbortError(e) || this.signal.aborted;
+  }
+
+  async run(): Promise<SyncSummary> {
+    let lock: Lock | undefined;
+    let walkCompleted = false;
+    try {
+      let v: RunSettings;
+      try {
+        v = resolveOptions(this.options);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        this.fatal = { kind: 'config', message: e.message };
+        return await this.finish(false);
+      }
+      this.settings = v;
+      let state: RunState;
+      try {
+        await fs.mkdir(v.dest, { recursive: true });
+        // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
+        await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
+        lock = await acquireLock(v.dest);
+        await resetScratchDir(v.dest);
+        const loaded = await loadState(v.dest);
+        state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
+        this.state = state;
+        if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
+      } catch (e) {
+        if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
+        else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
+        // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
+        await lock?.release().catch(() => undefined);
+        this.state?.store.close();
+        this.state = undefined;
+        return await this.finish(false);
+      }
+      const head = state.head;
+      if (head.collectionId !== null && head.collectionId !== this.options.collectionId) {
+        this.fatal = { kind: 'config', message: `${v.dest} holds collection ${head.collectionId}, not ${this.options.collectionId}; use one folder per collection.` };
+        await lock.release().catch(() => undefined);
+        lock = undefined;
+        state.store.close();
+        this.state = undefined;
+        return await this.finish(false);
+      }
+      if (head.collectionId !== this.options.collectionId) {
+        head.collectionId = this.options.collectionId;
+        state.touch();
+      }
+
+      this.client =
+        this.deps.client ??
+        createDeliveryClient({
+          baseUrl: v.baseUrl,
+          apiKey: this.options.apiKey,
+          connections: v.concurrency + 2,
+          headersTimeoutMs: Math.max(v.stallMs, 1000),
+          bodyTimeoutMs: v.stallMs,
+        });
+      const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
+      this.ctx = {
+        dest: v.dest,
+        consentsDir: v.consentsDir,
+        excludeGold: this.options.excludeGold === true,
+        client: this.client,
+        policy,
+        hashWorkers: v.hashWorkers,
+        stallMs: v.stallMs,
+        realDest: await fs.realpath(v.dest),
+        clock: this.deps.clock,
+        signal: this.signal,
+        accounting: this.accounting,
+        state,
+        checkedDirs: new Set(),
+        emit: (e) => this.emit(e),
+        endsSync: (e) => this.endsSync(e),
+      };
+      const full = this.options.full === true;
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      walkCompleted = await this.syncAll(this.ctx, v, full);
+    } catch (e) {
+      if (!this.endsSync(e)) {
+        this.fatal ??= { kind: 'internal', message: `Unexpected error: ${(e as Error)?.message ?? String(e)}` };
+      }
+    }
+    try {
+      return await this.finish(walkCompleted);
+    } finally {
+      await lock?.release().catch(() => undefined);
+    }
+  }
+
+  /** Returns true when the page walk completed (so the watermark may advance). */
+  private async syncAll(ctx: RunContext, v: RunSettings, full: boolean): Promise<boolean> {
+    const { client, policy, signal } = ctx;
+    const collectionId = this.options.collectionId;
+    let collection;
+    try {
+      collection = await withRetry(policy, () => client.getCollection(collectionId, signal), {
+        signal,
+        onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
+      });
+    } catch (e) {
+      this.walkFailure(e, 'fetch the collection');
+      return false;
+    }
+    await writeCollectionJson(ctx.dest, collection).catch((e) => {
+      throw localFsError(e, `write ${path.join(ctx.dest, 'collection.json')}`);
+    });
+    this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
+    await ensureConsentsDir(ctx.consentsDir).catch((e) => {
+      throw localFsError(e, `create the consents folder ${ctx.consentsDir}`);
+    });
+
+    const progress = new ProgressTracker(this.accounting, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
+    progress.start();
+    const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
+    let walkCompleted = false;
+    try {
+      if (this.options.onlySets) {
+        // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
+        for (const id of this.options.onlySets) {
+          if (signal.aborted) break;
+          await this.fetchSetAgain(ctx, id, pool);
+        }
+        await pool.idle();
+        progress.stop();
+        return false;
+      }
+      const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
+      const walk: WalkOutcome = { stable: true, passes: 0 };
+      const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
+      for await (const sets of pages) {
+        for (const set of sets) {
+          if (signal.aborted) break;
+          await this.processSet(ctx, set, pool);
+        }
+        if (signal.aborted) break;
+      }
+      // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
+      walkCompleted = !signal.aborted && walk.stable;
+      // Sets that failed before are retried even when the watermark has passed them.
+      for (const id of [...ctx.state.head.pendingSets]) {
+        if (signal.aborted) break;
+        if (this.seen.has(id)) continue;
+        await this.fetchSetAgain(ctx, id, pool);
+      }
+    } catch (e) {
+      this.walkFailure(e, 'list the sets');
+      walkCompleted = false;
+    }
+    await pool.idle();
+    progress.stop();
+    if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
+    return walkCompleted && !signal.aborted;
+  }
+
+  private walkFailure(e: unknown, doing: string): void {
+    if (this.endsSync(e)) return;
+    const fatal = walkFatal(e, doing, this.options.collectionId);
+    if (!fatal) throw e;
+    this.setFatal(fatal);
+  }
+
+  /** A set from the walk or fetched again; the overlap window repeats sets, so each id is planned once. */
+  private async processSet(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
+    if (this.seen.has(set.id)) return;
+    this.seen.add(set.id);
+    const { accepted } = await syncSet(ctx, set, pool);
+    if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
+  }
+
+  /** GET /sets/:id for a set the walk did not return (pending after a failure). */
+  private async fetchSetAgain(ctx: RunContext, id: number, pool: TaskPool): Promise<void> {
+    let set: SetRecord;
+    try {
+      set = await withRetry(ctx.policy, () => ctx.client.getSet(this.options.collectionId, id, ctx.signal), { signal: ctx.signal });
+    } catch (e) {
+      if (ctx.endsSync(e)) return;
+      if (isApiError(e) && e.kind === 'not_found') {
+        ctx.state.dropPending(id);
+        reportNotServed(ctx, id, 'the set is no longer part of the collection (404)');
+        return;
+      }
+      failSet(ctx, id, `could not fetch the set again: ${(e as Error).message}`);
+      return;
+    }
+    await this.processSet(ctx, set, pool);
+  }
+
+  /** --full: local sets the walk did not return are reported; their files are kept. */
+  private reportNotServed(ctx: RunContext): void {
+    for (const id of ctx.state.store.ids()) {
+      if (!this.seen.has(id)) reportNotServed(ctx, id, 'no longer served as accepted; local files are kept');
+    }
+  }
+
+  private newSummary(): SyncSummary {
+    return {
+      collectionId: this.options.collectionId,
+      dest: this.settings?.dest ?? this.options.dest,
+      sets: 0,
+      setsComplete: 0,
+      setsFailed: 0,
+      setsNotServed: [],
+      filesDownloaded: 0,
+      filesUpToDate: 0,
+      filesFailed: 0,
+      bytesDownloaded: 0,
+      bytesHashed: 0,
+      requests: 0,
+      failures: [],
+      watermark: null,
+      startedAt: new Date(this.startedAt).toISOString(),
+      finishedAt: '',
+      durationMs: 0,
+      exitCode: 0,
+      cancelled: false,
+    };
+  }
+
+  private async finish(walkCompleted: boolean): Promise<SyncSummary> {
+    const s = this.newSummary();
+    s.cancelled = this.options.signal?.aborted === true && !this.fatal;
+    const state = this.state;
+    const dest = this.settings?.dest ?? '';
+    if (state) {
+      const head = state.head;
+      s.watermark = head.watermark;
+      try {
+        if (walkCompleted && !this.fatal && this.maxUpdatedAt !== null) {
+          const watermark = laterTimestamp(head.watermark, this.maxUpdatedAt);
+          if (watermark !== head.watermark) {
+            head.watermark = watermark;
+            state.touch();
+          }
+        }
+        await state.settled();
+        await writeDatasetIndex(dest, state);
+        await state.saveIfChanged();
+      } catch (e) {
+        this.fatal ??= { kind: 'local_fs', message: localFsError(e, `write the dataset index in ${dest}`).message };
+      }
+      s.watermark = head.watermark;
+      state.store.close();
+    }
+    this.accounting.fill(s);
+    s.requests = this.client?.requestCount ?? 0;
+    const finished = this.deps.clock.now();
+    s.finishedAt = new Date(finished).toISOString();
+    s.durationMs = finished - this.startedAt;
+    if (this.fatal) s.fatal = { kind: this.fatal.kind, message: this.fatal.message };
+    s.exitCode = summaryExitCode(this.fatal, s);
+    if (!this.deps.client) await this.client?.close().catch(() => undefined);
+    if (state) await appendHistory(dest, s).catch(() => undefined);
+    this.emit({ type: 'summary', summary: s });
+    return s;
+  }
+}

@@ -1,0 +1,305 @@
+// The plan of one set: which of its files are up to date (known from the set record: same
+// sha256, same size and mtime on disk, nothing hashed), which to adopt or download, its consents,
+// and the set's outcome once every step is done (complete, or failed and pending).
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { ApiError, isApiError } from '../api/errors';
+import type { FileRecord, SetRecord } from '../api/types';
+import { consentStored, writeConsent } from './consents';
+import { participantRefs, writeSetJson } from './dataset';
+import { partialPath, relFilePath } from './layout';
+import { localFsError } from './local-errors';
+import { checkFilename, isPositiveId } from './names';
+import { withRetry } from './retry';
+import type { RunContext } from './run-context';
+import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
+import type { TaskPool } from './task-pool';
+import { FileFailedError, transferFile } from './transfer';
+
+interface SetProgress {
+  set: SetRecord;
+  /** The set's record, updated as its files verify; written to the store on every change. */
+  local: LocalSet;
+  outstanding: number;
+  failures: string[];
+}
+
+type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'downloadedAt'>;
+
+/** Fields of a file entry that come from the server and are listed in manifest.csv. */
+function sameMeta(a: FileEntry, b: EntryMeta): boolean {
+  return (
+    a.setId === b.setId &&
+    a.fileId === b.fileId &&
+    a.slotIndex === b.slotIndex &&
+    a.slotKey === b.slotKey &&
+    a.sizeBytes === b.sizeBytes &&
+    a.sha256 === b.sha256 &&
+    a.participantRefs === b.participantRefs &&
+    a.isGold === b.isGold &&
+    a.acceptedAt === b.acceptedAt &&
+    a.updatedAt === b.updatedAt
+  );
+}
+
+function entryMeta(set: SetRecord, file: FileRecord, refs: string): EntryMeta {
+  return {
+    setId: set.id,
+    fileId: file.id,
+    slotIndex: file.slot_index,
+    slotKey: file.slot_key,
+    sizeBytes: file.size_bytes,
+    sha256: file.sha256,
+    participantRefs: refs,
+    isGold: set.is_gold,
+    acceptedAt: set.accepted_at,
+    updatedAt: set.updated_at,
+  };
+}
+
+/** A set that failed as a whole before any of its files was looked at (reported, counted). */
+export function failSet(ctx: RunContext, setId: number, reason: string, event = true): void {
+  ctx.accounting.recordFailure({ setId, reason });
+  ctx.accounting.setsFailed++;
+  if (event) ctx.emit({ type: 'set', setId, state: 'failed', files: 0, isGold: false, reason });
+}
+
+/** A set the service no longer serves as accepted: reported, its local files kept. */
+export function reportNotServed(ctx: RunContext, id: number, reason: string): void {
+  ctx.accounting.notServed(id);
+  const local = ctx.state.store.get(id);
+  ctx.emit({ type: 'set', setId: id, state: 'not_served', files: local ? Object.keys(local.files).length : 0, isGold: local?.isGold ?? false, reason });
+}
+
+/**
+ * Plans one set handed over by the walk or fetched again: writes set.json, queues what must be
+ * downloaded and its consents. Resolves once everything is queued (the pool runs it);
+ * `accepted` tells whether the set counts for the watermark.
+ */
+export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<{ accepted: boolean }> {
+  if (!isPositiveId(set.id)) {
+    failSet(ctx, set.id, `set id ${set.id} is not a positive integer`, false);
+    return { accepted: false };
+  }
+  const state = ctx.state;
+  if (set.status !== 'accepted') {
+    // Documented choice: a set that left accepted keeps its local files (reported, not deleted).
+    state.dropPending(set.id);
+    const local = state.store.get(set.id);
+    if (local && local.leftAccepted !== set.status) {
+      local.leftAccepted = set.status;
+      state.putLocal(local);
+    }
+    reportNotServed(ctx, set.id, `the set is now "${set.status}"; local files are kept`);
+    return { accepted: false };
+  }
+  ctx.accounting.sets++;
+  if (set.is_gold && ctx.excludeGold) {
+    state.dropPending(set.id);
+    ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
+    return { accepted: true };
+  }
+  ctx.emit({ type: 'set', setId: set.id, state: 'discovered', files: set.files.length, isGold: set.is_gold });
+  await writeSetJson(ctx.dest, set, ctx.checkedDirs).catch((e) => {
+    throw localFsError(e, `write set.json of set ${set.id}`);
+  });
+  await planFiles(ctx, set, pool);
+  return { accepted: true };
+}
+
+async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
+  const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [] };
+  const refs = participantRefs(set);
+  const names = new Set<string>();
+  const acc = ctx.accounting;
+  for (const file of set.files) {
+    const problem = checkFilename(file.filename, set.id, file.slot_index) ?? (names.has(file.filename) ? `file name ${file.filename} appears twice in set ${set.id}` : null);
+    if (problem || !isPositiveId(file.id)) {
+      const reason = problem ?? `file id ${file.id} is not a positive integer`;
+      fileFailed(ctx, sp, file, `set ${set.id}, file ${file.id}`, reason);
+      continue;
+    }
+    names.add(file.filename);
+    const rel = relFilePath(set.id, file.filename);
+    const entry = sp.local.files[rel];
+    if (entry && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes && (await unchangedOnDisk(ctx.dest, rel, entry))) {
+      const meta = entryMeta(set, file, refs);
+      if (!sameMeta(entry, meta)) {
+        Object.assign(entry, meta);
+        ctx.state.putLocal(sp.local);
+      }
+      acc.filesUpToDate++;
+      ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
+      continue;
+    }
+    sp.outstanding++;
+    acc.filesTotal++;
+    acc.bytesTotal += file.size_bytes;
+    ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued' });
+    await pool.push(() => downloadTask(ctx, sp, file, rel, refs));
+  }
+  await pool.push(() => consentsTask(ctx, sp));
+}
+
+async function unchangedOnDisk(dest: string, rel: string, entry: FileEntry): Promise<boolean> {
+  try {
+    // lstat: a symlink planted under a final name is never taken for the verified file.
+    const st = await fs.lstat(path.join(dest, rel));
+    return st.isFile() && st.size === entry.sizeBytes && st.mtimeMs === entry.mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, reason: string): void {
+  sp.failures.push(reason);
+  ctx.accounting.filesFailed++;
+  ctx.accounting.recordFailure({ setId: sp.set.id, fileId: file.id, path: rel, reason });
+  ctx.emit({ type: 'file', setId: sp.set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'failed', reason });
+}
+
+/** A final file present with the right size but unknown to the state (e.g. a crash before the state was saved) is adopted by hash. */
+async function adoptExisting(ctx: RunContext, finalPath: string, file: FileRecord): Promise<number | null> {
+  let st;
+  try {
+    // Synchronous: usually the file is simply absent, and a thrown ENOENT plus a thread-pool
+    // round trip per file cost more than this one lstat. A symlink is not adopted: the download replaces it by rename.
+    st = lstatSync(finalPath, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (!st || !st.isFile() || st.size !== file.size_bytes) return null;
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(finalPath, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) hash.update(chunk);
+  ctx.accounting.bytesHashed += st.size;
+  return hash.digest('hex') === file.sha256 ? st.mtimeMs : null;
+}
+
+async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string): Promise<void> {
+  const set = sp.set;
+  const finalPath = path.join(ctx.dest, rel);
+  const acc = ctx.accounting;
+  try {
+    if (ctx.signal.aborted) return;
+    const known = sp.local.files[rel];
+    const adoptedMtime = known?.sha256 === file.sha256 || !known ? await adoptExisting(ctx, finalPath, file) : null;
+    let mtimeMs: number;
+    if (adoptedMtime !== null) {
+      mtimeMs = adoptedMtime;
+      acc.bytesDone += file.size_bytes;
+    } else {
+      ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
+      ({ mtimeMs } = await transferFile(
+        {
+          fileId: file.id,
+          url: file.url,
+          sizeBytes: file.size_bytes,
+          sha256: file.sha256,
+          partPath: partialPath(ctx.dest, file.id, file.sha256),
+          finalPath,
+          relPath: rel,
+          realDir: path.join(ctx.realDest, 'sets', String(set.id)),
+        },
+        {
+          client: ctx.client,
+          policy: ctx.policy,
+          signal: ctx.signal,
+          accounting: acc,
+          hashWorkers: ctx.hashWorkers,
+          stallMs: ctx.stallMs,
+          onRetry: (attempt, reason, bytesDone) =>
+            ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, bytesDone }),
+        },
+      ));
+      acc.filesDownloaded++;
+    }
+    sp.local.files[rel] = { ...entryMeta(set, file, refs), mtimeMs, downloadedAt: new Date(ctx.clock.now()).toISOString() };
+    ctx.state.putLocal(sp.local);
+    acc.filesDone++;
+    ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
+    ctx.state.saveSoon();
+  } catch (e) {
+    if (ctx.endsSync(e)) return;
+    acc.filesDone++;
+    const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
+    fileFailed(ctx, sp, file, rel, reason);
+  } finally {
+    stepDone(ctx, sp);
+  }
+}
+
+async function consentsTask(ctx: RunContext, sp: SetProgress): Promise<void> {
+  try {
+    for (const p of sp.set.participants) {
+      if (ctx.signal.aborted) return;
+      const ref = p.consent;
+      if (ref === null) continue;
+      if (!isPositiveId(ref.id)) {
+        sp.failures.push(`consent id ${ref.id} is not a positive integer`);
+        continue;
+      }
+      // A record under its final name was written whole (temp file + rename): nothing to fetch.
+      if (await consentStored(ctx.consentsDir, ref.id)) continue;
+      try {
+        const record = await withRetry(ctx.policy, () => ctx.client.getConsent(ref.url, ctx.signal), { signal: ctx.signal });
+        if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
+        await writeConsent(ctx.consentsDir, ref.id, record).catch((e) => {
+          throw localFsError(e, `write consent ${ref.id}`);
+        });
+      } catch (e) {
+        if (ctx.endsSync(e)) return;
+        const reason = `consent ${ref.id}: ${(e as Error).message}`;
+        sp.failures.push(reason);
+        ctx.accounting.recordFailure({ setId: sp.set.id, reason });
+      }
+    }
+  } finally {
+    stepDone(ctx, sp);
+  }
+}
+
+/** One step of the set finished; the last one decides the set's outcome. */
+function stepDone(ctx: RunContext, sp: SetProgress): void {
+  if (--sp.outstanding > 0) return;
+  const set = sp.set;
+  const state = ctx.state;
+  if (ctx.signal.aborted && sp.failures.length === 0) {
+    state.addPending(set.id); // unfinished: the next sync picks it up whatever the watermark
+    return;
+  }
+  if (sp.failures.length === 0) {
+    removeReplacedFiles(ctx, sp);
+    setSetEntry(ctx, sp, true);
+    state.dropPending(set.id);
+    ctx.accounting.setsComplete++;
+    ctx.emit({ type: 'set', setId: set.id, state: 'complete', files: set.files.length, isGold: set.is_gold });
+  } else {
+    setSetEntry(ctx, sp, false);
+    state.addPending(set.id);
+    ctx.accounting.setsFailed++;
+    ctx.emit({ type: 'set', setId: set.id, state: 'failed', files: set.files.length, isGold: set.is_gold, reason: sp.failures.slice(0, 3).join('; ') });
+  }
+}
+
+function setSetEntry(ctx: RunContext, sp: SetProgress, complete: boolean): void {
+  const { set, local } = sp;
+  if (local.updatedAt === set.updated_at && local.isGold === set.is_gold && local.complete === complete && local.leftAccepted === undefined) return;
+  Object.assign(local, { updatedAt: set.updated_at, isGold: set.is_gold, complete });
+  delete local.leftAccepted;
+  ctx.state.putLocal(local);
+}
+
+/** An edit that renamed a slot's file (e.g. a new extension) replaces the old file of that slot. */
+function removeReplacedFiles(ctx: RunContext, sp: SetProgress): void {
+  const { set, local } = sp;
+  const current = new Map(set.files.map((f) => [f.slot_index, relFilePath(set.id, f.filename)]));
+  for (const [rel, entry] of Object.entries(local.files)) {
+    const now = current.get(entry.slotIndex);
+    if (now !== undefined && now !== rel) {
+      delete local.files[rel];
+      ctx.state.putLocal(local);
+      void fs.rm(path.join(ctx.dest, rel), { force: true }).catch(() => undefined);
+    }
+  }
+}

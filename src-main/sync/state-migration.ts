@@ -1,0 +1,23 @@
+// A version 1 state held every file entry and set status in state.json; version 2 keeps them in
+// the set store (sets.jsonl). Migrated once, on the first sync after the upgrade.
+import { isPositiveId } from './names';
+import type { RunState } from './run-state';
+import { emptyLocalSet, type LocalSet } from './set-store';
+import type { LegacyState } from './state';
+
+export function migrateLegacyState(legacy: LegacyState, state: RunState): void {
+  const byId = new Map<number, LocalSet>();
+  const local = (id: number) => {
+    let rec = byId.get(id);
+    if (!rec) byId.set(id, (rec = emptyLocalSet(id)));
+    return rec;
+  };
+  for (const [id, s] of Object.entries(legacy.sets)) {
+    const rec = local(Number(id));
+    Object.assign(rec, { updatedAt: s.updatedAt, isGold: s.isGold, complete: s.complete });
+    if (s.leftAccepted !== undefined) rec.leftAccepted = s.leftAccepted;
+  }
+  for (const [rel, entry] of Object.entries(legacy.files)) local(entry.setId).files[rel] = entry;
+  for (const rec of byId.values()) if (isPositiveId(rec.id)) state.putLocal(rec);
+  state.store.flush();
+}

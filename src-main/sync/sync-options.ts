@@ -1,0 +1,57 @@
+// SyncOptions checked and resolved once, before anything is touched: a bad option is a
+// configuration error (exit 2) with a message naming it.
+import path from 'node:path';
+import { BaseUrlError, validateBaseUrl } from '../api/base-url';
+import type { SyncOptions } from '../../src-shared/sync-events';
+import { defaultConsentsDir } from './layout';
+import { isPositiveId } from './names';
+import type { RetryPolicy } from './retry';
+import { defaultHashWorkers, MAX_HASH_WORKERS } from './sha256-stream';
+
+export class ConfigError extends Error {}
+
+export interface RunSettings {
+  /** Normalised (validateBaseUrl): the form recorded in the engine state. */
+  baseUrl: string;
+  dest: string;
+  consentsDir: string;
+  concurrency: number;
+  policy: RetryPolicy;
+  stallMs: number;
+  progressIntervalMs: number;
+  hashWorkers: number;
+}
+
+export function resolveOptions(o: SyncOptions): RunSettings {
+  let baseUrl: string;
+  try {
+    baseUrl = validateBaseUrl(o.baseUrl);
+  } catch (e) {
+    throw new ConfigError(e instanceof BaseUrlError ? e.message : String(e));
+  }
+  if (!o.apiKey) throw new ConfigError('No API key given.');
+  if (!isPositiveId(o.collectionId)) throw new ConfigError(`The collection id must be a positive integer, got ${String(o.collectionId)}.`);
+  const concurrency = o.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new ConfigError(`Concurrency must be an integer from 1 to 16, got ${concurrency}.`);
+  if (!o.dest) throw new ConfigError('No destination folder given.');
+  const dest = path.resolve(o.dest);
+  const consentsDir = path.resolve(o.consentsDir ?? defaultConsentsDir(dest));
+  if (consentsDir === dest || consentsDir.startsWith(dest + path.sep)) {
+    throw new ConfigError(`The consents folder ${consentsDir} must not be inside the dataset folder ${dest}: consents hold real names.`);
+  }
+  const t = o.tuning ?? {};
+  const hashWorkers = t.hashWorkers ?? defaultHashWorkers();
+  if (!Number.isInteger(hashWorkers) || hashWorkers < 0 || hashWorkers > MAX_HASH_WORKERS) {
+    throw new ConfigError(`Hash workers must be an integer from 0 to ${MAX_HASH_WORKERS}, got ${hashWorkers}.`);
+  }
+  return {
+    baseUrl,
+    dest,
+    consentsDir,
+    concurrency,
+    policy: { baseMs: t.retryBaseMs ?? 1000, maxAttempts: t.maxAttempts ?? 6, capMs: 30_000 },
+    stallMs: t.stallTimeoutMs ?? 30_000,
+    progressIntervalMs: t.progressIntervalMs ?? 250,
+    hashWorkers,
+  };
+}
