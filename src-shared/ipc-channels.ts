@@ -18,6 +18,7 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:pickFolder',
   'dataset:showInFolder',
   'sync:start',
+  'sync:repair',
   'sync:cancel',
   'sync:state',
   'sync:history',

@@ -89,6 +89,7 @@ export const coreArgSchemas = {
   'dataset:pickFolder': collectionRef,
   'dataset:showInFolder': collectionRef,
   'sync:start': args({ collectionId, full: bool().optional() }),
+  'sync:repair': collectionRef,
   'sync:cancel': collectionRef,
   'sync:state': collectionRef,
   'sync:history': collectionRef,
@@ -115,6 +116,11 @@ export interface CoreResults {
   'dataset:pickFolder': CollectionDatasetSettings | null;
   'dataset:showInFolder': null;
   'sync:start': SyncRunState;
+  /**
+   * Verifies the dataset, then downloads again every missing or changed file (their sets only);
+   * extra files are listed by verify and never deleted. Runs and reports like a sync.
+   */
+  'sync:repair': SyncRunState;
   /** Stops the running sync; partial downloads are kept and resumed by the next one. */
   'sync:cancel': SyncRunState;
   'sync:state': SyncRunState;

@@ -6,9 +6,12 @@ import type { SettingsStore } from '../settings/settings-store';
 import { runSync as engineRunSync } from '../sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/history';
+import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
+
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void) => Promise<SyncSummary>;
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
@@ -17,7 +20,9 @@ export interface SyncControllerDeps {
   settings: SettingsStore;
   emit: Emit;
   notify(title: string, body: string): void;
-  runSync?: (options: SyncOptions, onEvent: (e: SyncEvent) => void) => Promise<SyncSummary>;
+  runSync?: SyncJob;
+  /** Verify, then download again what is missing or changed (extra files are kept). */
+  runRepair?: SyncJob;
   readHistory?: (dest: string) => Promise<SyncSummary[]>;
   batchIntervalMs?: number;
 }
@@ -40,11 +45,13 @@ interface Running {
 export class SyncController {
   private readonly running = new Map<string, Running>();
   private readonly lastSummaries = new Map<string, SyncSummary>();
-  private readonly runSync;
+  private readonly runSync: SyncJob;
+  private readonly runRepair: SyncJob;
   private readonly readHistory;
 
   constructor(private readonly deps: SyncControllerDeps) {
     this.runSync = deps.runSync ?? engineRunSync;
+    this.runRepair = deps.runRepair ?? engineRunRepair;
     this.readHistory = deps.readHistory ?? engineReadHistory;
   }
 
@@ -85,8 +92,11 @@ export class SyncController {
     return new AppError('busy', `Collection ${ref.collectionId} is ${what}; wait for it to finish or cancel it.`);
   }
 
-  /** Starts a sync in the background and returns at once; throws busy / not_connected / no_folder. */
-  async start(ref: CollectionRef, opts: { full?: boolean } = {}): Promise<SyncRunState> {
+  /**
+   * Starts a sync (or, with `repair`, a repair: verify, then fetch again what is missing or
+   * changed) in the background and returns at once; throws busy / not_connected / no_folder.
+   */
+  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean } = {}): Promise<SyncRunState> {
     const { collectionId } = ref;
     if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
     const dataset = this.deps.settings.collectionDataset(ref.accountId, collectionId);
@@ -112,18 +122,18 @@ export class SyncController {
 
     const run: Running = { kind: 'sync', startedAt: new Date().toISOString(), abort, done: Promise.resolve() };
     this.running.set(keyOf(ref), run);
-    run.done = this.execute(ref, options);
+    run.done = this.execute(ref, options, opts.repair ? this.runRepair : this.runSync);
     const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
   }
 
-  private async execute(ref: CollectionRef, options: SyncOptions): Promise<void> {
+  private async execute(ref: CollectionRef, options: SyncOptions, job: SyncJob): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = `collection ${collectionId}`;
     try {
-      const summary = await this.runSync(options, (event) => {
+      const summary = await job(options, (event) => {
         if (event.type === 'collection') title = `"${event.title}"`;
         batcher.push(event);
       });

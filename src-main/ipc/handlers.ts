@@ -72,6 +72,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'sync:start': ({ collectionId, full }) => syncs.start(datasets.ref(collectionId), full === undefined ? {} : { full }),
+    'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
     'sync:state': ({ collectionId }) => syncs.state(datasets.ref(collectionId)),
     'sync:history': ({ collectionId }) => datasets.history(collectionId),

@@ -279,6 +279,27 @@ describe('sync through the handlers', () => {
     expect(report).toMatchObject({ filesChecked: 18, ok: 18, missing: [], changed: [] });
   });
 
+  it('repair downloads again what verify found missing or changed, and keeps extra files', async () => {
+    const [setDir] = await readdir(join(dest, 'sets'));
+    const files = (await readdir(join(dest, 'sets', setDir!))).filter((f) => f !== 'set.json').sort();
+    await rm(join(dest, 'sets', setDir!, files[0]!));
+    await writeFile(join(dest, 'sets', setDir!, files[1]!), 'not the recorded bytes');
+    await writeFile(join(dest, 'sets', setDir!, 'notes.txt'), 'mine');
+    const damaged = await value<{ missing: string[]; changed: string[]; extra: string[] }>(h, 'verify:run', { collectionId });
+    expect(damaged.missing).toHaveLength(1);
+    expect(damaged.changed).toHaveLength(1);
+
+    const before = finalState(h, collectionId).length;
+    expect(await value(h, 'sync:repair', { collectionId })).toMatchObject({ collectionId, running: true });
+    expect(await call(h, 'sync:repair', { collectionId })).toMatchObject({ ok: false, error: { kind: 'busy' } });
+    await until('the repair to finish', () => finalState(h, collectionId).length > before);
+    expect(finalState(h, collectionId).at(-1)?.payload).toMatchObject({ running: false, lastSummary: { exitCode: 0, filesDownloaded: 2 } });
+    const after = await value<{ ok: number; filesChecked: number; missing: string[]; changed: string[]; extra: string[] }>(h, 'verify:run', { collectionId });
+    expect(after).toMatchObject({ ok: 18, filesChecked: 18, missing: [], changed: [] });
+    expect(after.extra).toEqual([`sets/${setDir}/notes.txt`]);
+    await rm(join(dest, 'sets', setDir!, 'notes.txt'));
+  });
+
   it('cancel stops a running sync and keeps the rest for the next run', async () => {
     const slowDest = join(root, 'dataset-cancel');
     h.settings.setCollectionDataset(account(h).id, collectionId, { dest: slowDest });

@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const collectionChannels = ['collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
+const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
 const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 
