@@ -2,13 +2,11 @@
 // schema, let the app layer do the work, and answer an IpcResult. Failures are values
 // (IpcError), never exceptions, never stacks, and never contain an API key. No Electron import
 // here or below: the same handlers back the app (ipcMain) and the browser test bridge.
-import type { z } from 'zod';
 import type { AppServices } from '../app/services';
 import { checkExternalUrl } from '../app/security';
-import { coreArgSchemas, type CoreArgs, type CoreInvokeChannels, type IpcError, type IpcResult } from '../../src-shared/ipc-contract';
+import { coreArgSchemas, type CoreArgs, type CoreInvokeChannels, type IpcResult } from '../../src-shared/ipc-contract';
 import type { CoreInvokeChannel } from '../../src-shared/ipc-channels';
-import { parseOr } from '../../src-shared/schema-kit';
-import { IpcFailure } from './ipc-failure';
+import { handle } from './handle';
 import { createRecruiterHandlers, type RecruiterHandlers } from './recruiter-handlers';
 import { toIpcError } from './to-ipc-error';
 
@@ -25,21 +23,6 @@ export type Handlers = {
 } & RecruiterHandlers;
 
 type Impl = { [C in CoreInvokeChannel]: (arg: CoreArgs[C]) => Promise<CoreInvokeChannels[C]['result']> };
-
-/**
- * The one handler wrapper: the argument is parsed first (a refusal is invalid_argument naming
- * the field, before any side effect), then the work runs, and anything thrown becomes an IpcError.
- */
-export function handle<S extends z.ZodType, R>(schema: S, run: (arg: z.output<S>) => Promise<R>, toError: (e: unknown) => IpcError) {
-  return async (arg: unknown): Promise<IpcResult<R>> => {
-    try {
-      const checked = parseOr(schema, arg, (message) => new IpcFailure('invalid_argument', message));
-      return { ok: true, value: await run(checked) };
-    } catch (e) {
-      return { ok: false, error: toError(e) };
-    }
-  };
-}
 
 export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
   const { connection, datasets, syncs, settings } = app;

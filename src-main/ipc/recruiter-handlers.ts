@@ -10,7 +10,7 @@ import type { IpcError, IpcResult } from '../../src-shared/ipc-contract';
 import {
   recruiterArgSchemas, type ChampSearchArg, type RecruiterArgs, type RecruiterInvokeChannel, type RecruiterInvokeChannels,
 } from '../../src-shared/recruiter-ipc-contract';
-import { handle } from './handlers';
+import { handle } from './handle';
 import { toIpcError } from './to-ipc-error';
 
 export interface RecruiterHandlerDeps {
