@@ -19,8 +19,11 @@ export interface SyncOptions {
   full?: boolean;
   /** Aborting leaves partial downloads in place; the next sync resumes them. */
   signal?: AbortSignal;
-  /** Repair (repair.ts): skip the page walk and sync exactly these sets (fetched with GET /sets/:id). */
-  onlySets?: number[];
+  /**
+   * Repair (repair.ts): stop trusting these files (paths relative to DEST that verify found missing
+   * or changed), skip the page walk and sync exactly their sets (GET /sets/:id); the watermark stays.
+   */
+  repair?: { files: string[] };
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
   tuning?: SyncTuning;
 }
@@ -62,6 +65,11 @@ export interface SyncSummary {
   bytesHashed: number;
   requests: number;
   failures: Array<{ setId: number; fileId?: number; path?: string; reason: string }>;
+  /**
+   * The check of every recorded file at the start of the sync (regular file, size and mtime as
+   * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.
+   */
+  diskCheck?: { files: number; missing: number; changed: number; durationMs: number };
   watermark: string | null;
   startedAt: string;
   finishedAt: string;

@@ -196,9 +196,10 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
 async function repairTarget(dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
   const { state } = await loadState(path.resolve(dest)).catch(() => ({ state: emptyState() }));
   if (state.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
-  const recorded = (state as { baseUrl?: unknown }).baseUrl;
-  if (typeof v['base-url'] !== 'string' && typeof recorded !== 'string') throw new UsageError(`${dest} records no base URL: give --base-url.`);
-  const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : (recorded as string);
+  // --base-url is for folders synced before the service was recorded; another service than the
+  // recorded one is refused by the sync (exit 2) before anything is touched.
+  if (typeof v['base-url'] !== 'string' && state.baseUrl === null) throw new UsageError(`${dest} records no base URL: give --base-url.`);
+  const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : state.baseUrl!;
   const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
   return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
 }

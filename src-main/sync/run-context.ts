@@ -23,6 +23,10 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly accounting: Accounting;
   readonly state: RunState;
+  /** Sets whose recorded files the start-of-sync check found missing or changed -> what is wrong (disk-check.ts). */
+  readonly damaged: ReadonlyMap<number, string>;
+  /** Sets whose folder a transfer found leading outside DEST (swapped for a link); their entries are checked again at the end. */
+  readonly escaped: Set<number>;
   /** Folders under DEST made and checked (lstat, part by part) in this sync; see ensureRealDir. */
   readonly checkedDirs: Set<string>;
   emit(e: SyncEvent): void;

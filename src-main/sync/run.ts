@@ -13,6 +13,8 @@ import type { Clock } from './clock';
 import { ensureConsentsDir } from './consents';
 import { writeCollectionJson } from './dataset';
 import { writeDatasetIndex } from './dataset-index';
+import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
+import { bindingConflict, checkFolderOwner } from './folder-binding';
 import { appendHistory } from './history';
 import { partialDir } from './layout';
 import { localFsError } from './local-errors';
@@ -23,13 +25,14 @@ import { withRetry, type RetryPolicy } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
+import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
 import { SetStore } from './set-store';
 import { loadState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { TaskPool, type PauseGate } from './task-pool';
-import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
+import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome, type WalkPage } from './walk';
 
 /** What a run uses from outside; engine.ts fills in the defaults. */
 export interface RunDeps {
@@ -51,6 +54,11 @@ export class SyncRun {
   private client: DeliveryClient | undefined;
   private ctx: RunContext | undefined;
   private maxUpdatedAt: string | null = null;
+  /** The sets a repair syncs (SyncOptions.repair), instead of the walk. */
+  private repairSets: number[] | undefined;
+  /** A page record without a usable id was rejected: the walk cannot count as complete. */
+  private unidentifiedReject = false;
+  private diskCheck: DiskCheck | undefined;
 
   constructor(
     private readonly options: SyncOptions,
@@ -103,6 +111,13 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
+      const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
+      // Before anything is written (not even the lock) or asked of the service.
+      const conflict = await checkFolderOwner(v.dest, owner);
+      if (conflict) {
+        this.fatal = { kind: 'config', message: conflict };
+        return await this.finish(false);
+      }
       let state: RunState;
       try {
         await fs.mkdir(v.dest, { recursive: true });
@@ -124,16 +139,19 @@ export class SyncRun {
         return await this.finish(false);
       }
       const head = state.head;
-      if (head.collectionId !== null && head.collectionId !== this.options.collectionId) {
-        this.fatal = { kind: 'config', message: `${v.dest} holds collection ${head.collectionId}, not ${this.options.collectionId}; use one folder per collection.` };
+      const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
+      if (lateConflict) {
+        this.fatal = { kind: 'config', message: lateConflict };
         await lock.release().catch(() => undefined);
         lock = undefined;
         state.store.close();
         this.state = undefined;
         return await this.finish(false);
       }
-      if (head.collectionId !== this.options.collectionId) {
-        head.collectionId = this.options.collectionId;
+      if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
+        // A new folder, or one synced before the service was recorded: it is bound from now on.
+        head.collectionId = owner.collectionId;
+        head.baseUrl = owner.baseUrl;
         state.touch();
       }
 
@@ -147,6 +165,11 @@ export class SyncRun {
           bodyTimeoutMs: v.stallMs,
         });
       const policy: RetryPolicy = { ...v.policy, clock: this.deps.clock };
+      const full = this.options.full === true;
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
+      this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
+      const check = checkRecordedFiles(v.dest, state, this.deps.clock);
+      this.diskCheck = check;
       this.ctx = {
         dest: v.dest,
         consentsDir: v.consentsDir,
@@ -160,12 +183,12 @@ export class SyncRun {
         signal: this.signal,
         accounting: this.accounting,
         state,
+        damaged: check.damaged,
+        escaped: new Set(),
         checkedDirs: new Set(),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      const full = this.options.full === true;
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, full, watermark: head.watermark });
       walkCompleted = await this.syncAll(this.ctx, v, full);
     } catch (e) {
       if (!this.endsSync(e)) {
@@ -206,9 +229,9 @@ export class SyncRun {
     const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
     let walkCompleted = false;
     try {
-      if (this.options.onlySets) {
+      if (this.repairSets) {
         // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
-        for (const id of this.options.onlySets) {
+        for (const id of this.repairSets) {
           if (signal.aborted) break;
           await this.fetchSetAgain(ctx, id, pool);
         }
@@ -219,7 +242,8 @@ export class SyncRun {
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      for await (const sets of pages) {
+      for await (const { sets, rejected } of pages) {
+        for (const record of rejected) this.rejectRecord(ctx, record);
         for (const set of sets) {
           if (signal.aborted) break;
           await this.processSet(ctx, set, pool);
@@ -227,7 +251,7 @@ export class SyncRun {
         if (signal.aborted) break;
       }
       // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
-      walkCompleted = !signal.aborted && walk.stable;
+      walkCompleted = !signal.aborted && walk.stable && !this.unidentifiedReject;
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;
@@ -257,6 +281,25 @@ export class SyncRun {
     this.seen.add(set.id);
     const { accepted } = await syncSet(ctx, set, pool);
     if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
+  }
+
+  /**
+   * A record of a page that broke the contract (a size as a string, an upper-case sha256...)
+   * fails its own set, which stays pending; every other set of the page syncs.
+   */
+  private rejectRecord(ctx: RunContext, record: WalkPage['rejected'][number]): void {
+    const reason = `the service's record breaks the API contract: ${record.reason}`;
+    if (record.id === null) {
+      // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
+      this.unidentifiedReject = true;
+      failSet(ctx, 0, `a set record without a usable id: ${reason}`);
+      return;
+    }
+    if (this.seen.has(record.id)) return;
+    this.seen.add(record.id);
+    ctx.accounting.sets++;
+    ctx.state.addPending(record.id);
+    failSet(ctx, record.id, `set ${record.id}: ${reason}`);
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
@@ -325,6 +368,7 @@ export class SyncRun {
           }
         }
         await state.settled();
+        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...(this.ctx?.escaped ?? [])]);
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {
@@ -334,6 +378,10 @@ export class SyncRun {
       state.store.close();
     }
     this.accounting.fill(s);
+    if (this.diskCheck) {
+      const { files, missing, changed, durationMs } = this.diskCheck;
+      s.diskCheck = { files, missing, changed, durationMs };
+    }
     s.requests = this.client?.requestCount ?? 0;
     const finished = this.deps.clock.now();
     s.finishedAt = new Date(finished).toISOString();

@@ -7,15 +7,17 @@ import path from 'node:path';
 import { ApiError, isApiError } from '../api/errors';
 import type { FileRecord, SetRecord } from '../api/types';
 import { consentStored, writeConsent } from './consents';
+import { fileProblem } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
-import { partialPath, relFilePath } from './layout';
+import { findCollisions } from './collisions';
+import { legacyPartialPath, partialPath, relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
 import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
 import type { TaskPool } from './task-pool';
-import { FileFailedError, transferFile } from './transfer';
+import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
 
 interface SetProgress {
   set: SetRecord;
@@ -100,7 +102,15 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
     return { accepted: true };
   }
-  ctx.emit({ type: 'set', setId: set.id, state: 'discovered', files: set.files.length, isGold: set.is_gold });
+  const collision = findCollisions(set);
+  if (collision !== null) {
+    // Nothing of the set is written or downloaded; its verified files stay as they are.
+    state.addPending(set.id);
+    failSet(ctx, set.id, collision);
+    return { accepted: true };
+  }
+  const damage = ctx.damaged.get(set.id);
+  ctx.emit({ type: 'set', setId: set.id, state: 'discovered', files: set.files.length, isGold: set.is_gold, ...(damage ? { reason: damage } : {}) });
   await writeSetJson(ctx.dest, set, ctx.checkedDirs).catch((e) => {
     throw localFsError(e, `write set.json of set ${set.id}`);
   });
@@ -123,7 +133,9 @@ async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promi
     names.add(file.filename);
     const rel = relFilePath(set.id, file.filename);
     const entry = sp.local.files[rel];
-    if (entry && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes && (await unchangedOnDisk(ctx.dest, rel, entry))) {
+    const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
+    const onDisk = sameFile ? fileProblem(ctx.dest, rel, entry) : null;
+    if (sameFile && onDisk === null) {
       const meta = entryMeta(set, file, refs);
       if (!sameMeta(entry, meta)) {
         Object.assign(entry, meta);
@@ -136,20 +148,11 @@ async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promi
     sp.outstanding++;
     acc.filesTotal++;
     acc.bytesTotal += file.size_bytes;
-    ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued' });
+    // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
+    ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
     await pool.push(() => downloadTask(ctx, sp, file, rel, refs));
   }
   await pool.push(() => consentsTask(ctx, sp));
-}
-
-async function unchangedOnDisk(dest: string, rel: string, entry: FileEntry): Promise<boolean> {
-  try {
-    // lstat: a symlink planted under a final name is never taken for the verified file.
-    const st = await fs.lstat(path.join(dest, rel));
-    return st.isFile() && st.size === entry.sizeBytes && st.mtimeMs === entry.mtimeMs;
-  } catch {
-    return false;
-  }
 }
 
 function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, reason: string): void {
@@ -196,7 +199,8 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
           url: file.url,
           sizeBytes: file.size_bytes,
           sha256: file.sha256,
-          partPath: partialPath(ctx.dest, file.id, file.sha256),
+          partPath: partialPath(ctx.dest, set.id, file.id, file.sha256),
+          legacyPartPath: legacyPartialPath(ctx.dest, file.id, file.sha256),
           finalPath,
           relPath: rel,
           realDir: path.join(ctx.realDest, 'sets', String(set.id)),
@@ -221,6 +225,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     ctx.state.saveSoon();
   } catch (e) {
     if (ctx.endsSync(e)) return;
+    if (e instanceof FolderEscapeError) ctx.escaped.add(set.id);
     acc.filesDone++;
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     fileFailed(ctx, sp, file, rel, reason);

@@ -1,5 +1,5 @@
-// The engine's head state under DEST/.dataset-sync/state.json: collection, watermark, sets to
-// retry and the fingerprint of the dataset index. What is known of each set (status, verified
+// The engine's head state under DEST/.dataset-sync/state.json: the service and collection the
+// folder belongs to, watermark, sets to retry and the fingerprint of the dataset index. What is known of each set (status, verified
 // files with size and mtime, so up-to-date checks hash nothing) lives in sets.jsonl and is read
 // one set at a time (set-store.ts). Written atomically.
 import { promises as fs } from 'node:fs';
@@ -22,6 +22,11 @@ export interface IndexFingerprint {
 
 export interface EngineState {
   version: 2;
+  /**
+   * The service the folder belongs to (base URL as validateBaseUrl normalises it). null in a
+   * state written before it was recorded: the next sync records its own (see folder-binding.ts).
+   */
+  baseUrl: string | null;
   collectionId: number | null;
   watermark: string | null;
   /** Sets to fetch again on the next sync, whatever the watermark says. */
@@ -41,7 +46,7 @@ export interface LegacyState {
 }
 
 export function emptyState(): EngineState {
-  return { version: 2, collectionId: null, watermark: null, pendingSets: [] };
+  return { version: 2, baseUrl: null, collectionId: null, watermark: null, pendingSets: [] };
 }
 
 function statePath(dest: string): string {
@@ -65,6 +70,7 @@ export async function loadState(dest: string): Promise<{ state: EngineState; leg
   }
   const state: EngineState = {
     version: 2,
+    baseUrl: typeof s.baseUrl === 'string' ? s.baseUrl : null,
     collectionId: typeof s.collectionId === 'number' ? s.collectionId : null,
     watermark: typeof s.watermark === 'string' ? s.watermark : null,
     pendingSets: Array.isArray(s.pendingSets) ? s.pendingSets.filter((x): x is number => Number.isInteger(x)) : [],

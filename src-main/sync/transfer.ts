@@ -45,6 +45,8 @@ export interface TransferJob {
   finalPath: string;
   /** Relative to DEST, for events. */
   relPath: string;
+  /** A part file of this download under the name older versions used; taken over when present. */
+  legacyPartPath?: string;
   /**
    * The set folder's real path (DEST's realpath + sets/<id>). When given, the folder of finalPath
    * must still resolve to it just before and just after the rename: a folder swapped for a symlink
@@ -79,6 +81,14 @@ export class FileFailedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'FileFailedError';
+  }
+}
+
+/** The set folder led outside DEST (swapped for a link) when the file was to be moved in. */
+export class FolderEscapeError extends FileFailedError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FolderEscapeError';
   }
 }
 
@@ -436,6 +446,7 @@ async function streamToPart(
 
 /** Downloads and verifies one file; resolves with the final file's mtime. */
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
+  if (job.legacyPartPath !== undefined) claimLegacyPart(job.legacyPartPath, job.partPath);
   const label = `file ${job.relPath}`;
   const active: ActiveTransfer = { fileId: job.fileId, path: job.relPath, sizeBytes: job.sizeBytes, bytesDone: 0 };
   ctx.accounting.active.add(active);
@@ -617,12 +628,21 @@ async function countMismatch(mismatches: number, reason: string, discardPart: ()
   return n;
 }
 
+/** rename is atomic: of two transfers that could use the same old part file, one gets it. */
+function claimLegacyPart(legacy: string, part: string): void {
+  try {
+    renameSync(legacy, part);
+  } catch {
+    // Usually there is none (ENOENT); anything else just means no resume from it.
+  }
+}
+
 /** Moves the verified part into place; the set folder was made (and checked) when set.json was written. */
 async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<{ mtimeMs: number }> {
   const label = `file ${job.relPath}`;
   const before = folderOutsideDest(job);
   if (before !== null) {
-    throw new FileFailedError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
+    throw new FolderEscapeError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
   }
   try {
     try {
@@ -639,7 +659,7 @@ async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<
   // Checked again after the fact: the folder may have been swapped between the check and the rename.
   const after = folderOutsideDest(job);
   if (after !== null) {
-    throw new FileFailedError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
+    throw new FolderEscapeError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
   }
   // rename keeps the mtime that fstat saw just before the part file was closed.
   return { mtimeMs };

@@ -24,6 +24,12 @@ export function laterTimestamp(a: string | null, b: string): string {
   return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
+/** One page: its valid sets, and the records that broke the contract (each fails its own set). */
+export interface WalkPage {
+  sets: SetRecord[];
+  rejected: Array<{ id: number | null; reason: string }>;
+}
+
 /** Filled in by walkAcceptedSets: `stable` is false when the list kept changing under the walk. */
 export interface WalkOutcome {
   stable: boolean;
@@ -50,7 +56,7 @@ export async function* walkAcceptedSets(
   signal: AbortSignal,
   onRetry?: (message: string) => void,
   outcome: WalkOutcome = { stable: true, passes: 0 },
-): AsyncGenerator<SetRecord[]> {
+): AsyncGenerator<WalkPage> {
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     outcome.passes = pass;
     let firstTotal: number | undefined;
@@ -62,17 +68,19 @@ export async function* walkAcceptedSets(
         () => client.listSets(collectionId, { status: 'accepted', updatedSince, page, perPage: PER_PAGE }, signal),
         { signal, onRetry: (n, e) => onRetry?.(`${e.message}; retry ${n}`) },
       );
+      const rejected = res.rejected ?? [];
+      const records = res.sets.length + rejected.length;
       // A page larger than asked is outside the contract (per_page is 1 to 200): refuse it
       // rather than let one answer queue thousands of sets.
-      if (res.sets.length > PER_PAGE) {
-        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${res.sets.length} sets, more than the ${PER_PAGE} asked for`);
+      if (records > PER_PAGE) {
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${records} sets, more than the ${PER_PAGE} asked for`);
       }
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
       maxTotal = Math.max(maxTotal, res.total);
-      yield res.sets;
+      yield { sets: res.sets, rejected };
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
-      if (!res.has_more || res.sets.length === 0) break;
+      if (!res.has_more || records === 0) break;
       // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.
       const needed = Math.ceil(maxTotal / PER_PAGE);
       if (page >= needed + EXTRA_PAGES) {

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-shared/sync-events';
-import { FAST_TUNING, mainCollection, servedSets, sha256sumCheck, tempDir, useService } from '../engine/helpers';
+import { FAST_TUNING, mainCollection, servedSets, sha256sumCheck, useService } from '../engine/helpers';
+import { withTempDest } from '../engine/pages';
 
 const FILE_SIZE = 64 * 1024;
 const env = useService({ sets: 2, fileSize: FILE_SIZE, slots: 2, seed: 1504 });
@@ -40,52 +41,44 @@ async function listedPaths(dest: string): Promise<string[]> {
     .map((l) => l.slice(66));
 }
 
+/** One race in `dest`: the first served set's last file stalls half-way while `swap(setDir)` runs. */
+async function race(dest: string, swap: (setDir: string) => Promise<void>) {
+  const { svc, collectionId } = env;
+  const [set] = await servedSets(svc, collectionId);
+  const target = set!.files.at(-1)!;
+  const { summary, events } = await syncWithSwap(dest, target.id, () => swap(path.join(dest, 'sets', String(set!.id))));
+  expect(summary.exitCode).not.toBe(0);
+  const failed = events.find((e) => e.type === 'file' && e.fileId === target.id && e.state === 'failed');
+  return { setId: set!.id, target, reason: failed?.type === 'file' ? failed.reason : undefined };
+}
+
 describe('a folder swapped for a symlink while a file downloads', () => {
   it('sets/<id> -> a folder outside DEST: the file is not moved there, nothing of that set is listed', { timeout: 60_000 }, async () => {
-    const { svc, collectionId } = env;
-    const outer = await tempDir('dsync-linkrace-');
-    try {
-      const dest = path.join(outer, 'ds');
+    await withTempDest(async (dest, outer) => {
       const elsewhere = path.join(outer, 'elsewhere');
-      const [set] = await servedSets(svc, collectionId);
-      const target = set!.files.at(-1)!;
-      const setDir = path.join(dest, 'sets', String(set!.id));
-      const { summary, events } = await syncWithSwap(dest, target.id, async () => {
+      const { setId, target, reason } = await race(dest, async (setDir) => {
         await fs.rename(setDir, elsewhere); // the set's verified files go along
         await fs.symlink(elsewhere, setDir);
       });
-      expect(summary.exitCode).not.toBe(0);
-      const failed = events.find((e) => e.type === 'file' && e.fileId === target.id && e.state === 'failed');
-      expect(failed?.type === 'file' && failed.reason).toMatch(/no longer resolves inside DEST/);
+      expect(reason).toMatch(/no longer resolves inside DEST/);
       await expect(fs.lstat(path.join(elsewhere, target.filename))).rejects.toThrow();
-      expect((await listedPaths(dest)).filter((p) => p.startsWith(`sets/${set!.id}/`))).toEqual([]);
-      expect((await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).includes(`sets/${set!.id}/`)).toBe(false);
+      expect((await listedPaths(dest)).filter((p) => p.startsWith(`sets/${setId}/`))).toEqual([]);
+      expect((await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).includes(`sets/${setId}/`)).toBe(false);
       expect((await sha256sumCheck(dest)).code).toBe(0);
-    } finally {
-      await fs.rm(outer, { recursive: true, force: true });
-    }
+    });
   });
 
   it('sets -> an empty folder outside DEST: the file that ended up there is reported, never listed', { timeout: 60_000 }, async () => {
-    const { svc, collectionId } = env;
-    const outer = await tempDir('dsync-linkrace-');
-    try {
-      const dest = path.join(outer, 'ds');
+    await withTempDest(async (dest, outer) => {
       const elsewhere = path.join(outer, 'elsewhere');
-      const [set] = await servedSets(svc, collectionId);
-      const target = set!.files.at(-1)!;
-      const { summary, events } = await syncWithSwap(dest, target.id, async () => {
+      const { reason } = await race(dest, async () => {
         await fs.rename(path.join(dest, 'sets'), path.join(outer, 'old-sets'));
         await fs.mkdir(elsewhere);
         await fs.symlink(elsewhere, path.join(dest, 'sets'));
       });
-      expect(summary.exitCode).not.toBe(0);
-      const failed = events.find((e) => e.type === 'file' && e.fileId === target.id && e.state === 'failed');
-      expect(failed?.type === 'file' && failed.reason).toMatch(/ended up at .*outside DEST, and is not listed/);
+      expect(reason).toMatch(/ended up at .*outside DEST, and is not listed/);
       // Every set now lies behind the link: nothing is listed (so there is nothing for sha256sum to check).
       expect(await listedPaths(dest)).toEqual([]);
-    } finally {
-      await fs.rm(outer, { recursive: true, force: true });
-    }
+    });
   });
 });

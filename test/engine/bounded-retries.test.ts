@@ -5,31 +5,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAST_TUNING, mainCollection, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { FAST_TUNING, sha256sumCheck, sync, useService } from './helpers';
+import { filePathPattern, servedPage, withTempDest as withDest } from './pages';
 
 const FILE_SIZE = 24 * 1024;
 const env = useService({ sets: 2, fileSize: FILE_SIZE, slots: 2, seed: 1201 });
-
-type Json = Record<string, unknown>;
-type PageJson = Json & { sets: Array<Json & { id: number; files: Array<Json & { id: number; url: string; size_bytes: number; filename: string }> }> };
-
-async function servedPage(): Promise<PageJson> {
-  const { svc } = env;
-  const { apiKey, collectionId } = mainCollection(svc);
-  const res = await fetch(`${svc.deliveryBaseUrl}/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  return (await res.json()) as PageJson;
-}
-
-async function withDest(fn: (dest: string) => Promise<void>): Promise<void> {
-  const outer = await tempDir('dsync-bounded-');
-  try {
-    await fn(path.join(outer, 'ds'));
-  } finally {
-    await fs.rm(outer, { recursive: true, force: true });
-  }
-}
 
 async function sumsList(dest: string): Promise<string> {
   return fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8');
@@ -38,7 +18,7 @@ async function sumsList(dest: string): Promise<string> {
 describe('per-file retry budget', () => {
   it('size_bytes one larger than the body ("ended early" -> 416 -> start over) fails the file, not loops', { timeout: 60_000 }, async () => {
     const { svc } = env;
-    const page = await servedPage();
+    const page = await servedPage(svc);
     const lying = page.sets[0]!.files[0]!;
     lying.size_bytes += 1;
     await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) });
@@ -60,9 +40,9 @@ describe('per-file retry budget', () => {
 
   it('a 206 whose Content-Range does not match, after a body that ended early, fails the file within the budget', { timeout: 60_000 }, async () => {
     const { svc } = env;
-    const page = await servedPage();
+    const page = await servedPage(svc);
     const file = page.sets[1]!.files[1]!;
-    const filePath = `^${new URL(file.url).pathname.replace(new URL(svc.deliveryBaseUrl).pathname, '')}$`;
+    const filePath = filePathPattern(svc, file.url);
     // The server alternates for as long as the client keeps asking: half the body, then a 206 without a usable range.
     for (let i = 0; i < 30; i++) {
       await svc.admin.addFault({ path: filePath }, { type: 'truncate', afterBytes: FILE_SIZE / 2 }, 1);
@@ -88,9 +68,9 @@ describe('per-file retry budget', () => {
 
   it('a body trickling under 1 KiB/s counts as stalled: aborted, resumed, and failed after the attempts', { timeout: 60_000 }, async () => {
     const { svc } = env;
-    const page = await servedPage();
+    const page = await servedPage(svc);
     const file = page.sets[0]!.files[1]!;
-    const filePath = `^${new URL(file.url).pathname.replace(new URL(svc.deliveryBaseUrl).pathname, '')}$`;
+    const filePath = filePathPattern(svc, file.url);
     // 16 bytes every 200 ms: never silent for a whole stall window, so only the rate gives it away.
     await svc.admin.addFault({ path: filePath }, { type: 'trickle', bytes: 16, everyMs: 200 });
     await withDest(async (dest) => {
@@ -112,7 +92,7 @@ describe('per-file retry budget', () => {
 describe('page walk budget', () => {
   it('pages that keep saying has_more stop the walk after the pages `total` needs (exit 4), not 100,000 requests', { timeout: 60_000 }, async () => {
     const { svc } = env;
-    const page = await servedPage();
+    const page = await servedPage(svc);
     await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify({ ...page, has_more: true }) });
     await withDest(async (dest) => {
       const { summary } = await sync(svc, dest);

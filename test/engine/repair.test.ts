@@ -64,7 +64,8 @@ describe('verify --repair', () => {
     // A set accepted since: a repair syncs exactly the damaged sets, not the feed.
     const [added] = await svc.admin.addSets(collectionId, { count: 1 });
 
-    const repaired = await runCli(['verify', '--dest', dest, '--repair', '--base-url', svc.deliveryBaseUrl], { env: withKey() });
+    // The service and collection come from DEST's engine state.
+    const repaired = await runCli(['verify', '--dest', dest, '--repair'], { env: withKey() });
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(repaired.stdout).toContain(`missing  ${deleted.rel}`);
     expect(repaired.stdout).toContain(`changed  ${flipped.rel}`);

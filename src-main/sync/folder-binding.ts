@@ -1,0 +1,37 @@
+// A dataset folder belongs to one service and one collection (DESIGN 1.3): its watermark,
+// pending sets and records mean nothing for another, and reusing them would skip the other
+// service's sets for good. The state records both; a sync for another stops before it writes
+// or asks anything. A folder synced before the service was recorded takes the service of its
+// next sync.
+import { loadState, type EngineState } from './state';
+
+export interface FolderOwner {
+  baseUrl: string;
+  collectionId: number;
+}
+
+/** Why `state` may not be synced as `wanted`, or null when it may. */
+export function bindingConflict(dest: string, state: Pick<EngineState, 'baseUrl' | 'collectionId'>, wanted: FolderOwner): string | null {
+  const sameCollection = state.collectionId === null || state.collectionId === wanted.collectionId;
+  const sameService = state.baseUrl === null || state.baseUrl === wanted.baseUrl;
+  if (sameCollection && sameService) return null;
+  const holds = `collection ${state.collectionId ?? '?'}${state.baseUrl === null ? '' : ` of ${state.baseUrl}`}`;
+  return (
+    `${dest} holds ${holds}; this sync is for collection ${wanted.collectionId} of ${wanted.baseUrl}. ` +
+    'A dataset folder belongs to one service and one collection: choose another folder.'
+  );
+}
+
+/**
+ * Reads the folder's state without taking the lock or creating anything (a folder that does not
+ * exist yet has no owner). The run checks again once it holds the lock.
+ */
+export async function checkFolderOwner(dest: string, wanted: FolderOwner): Promise<string | null> {
+  let state: EngineState;
+  try {
+    ({ state } = await loadState(dest));
+  } catch {
+    return null; // unreadable: the locked load reports it
+  }
+  return bindingConflict(dest, state, wanted);
+}

@@ -1,0 +1,177 @@
+// A normal sync heals the folder, and a folder belongs to one service and one collection
+// (DESIGN 1.3; issue 12). Before: deleting, truncating or appending to a verified file and
+// running a plain sync said "all up to date"; a second service whose collection had the same id
+// reused the first one's watermark and synced nothing. Real service, real files.
+import { promises as fs, lstatSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SyncEvent } from '../../src-shared/sync-events';
+import { verifyDataset } from '../../src-main/sync/verify';
+import { expectDatasetMatches, listFiles, mainCollection, runCli, servedSets, sha256sumCheck, startService, sync, tempDir, useService, type Service } from './helpers';
+
+async function freshDest(): Promise<string> {
+  return path.join(await tempDir('dsync-heal-'), 'ds');
+}
+
+async function cleanup(dest: string): Promise<void> {
+  await fs.rm(path.dirname(dest), { recursive: true, force: true });
+}
+
+function fileEvents(events: SyncEvent[], rel: string): Array<Extract<SyncEvent, { type: 'file' }>> {
+  return events.filter((e): e is Extract<SyncEvent, { type: 'file' }> => e.type === 'file' && e.path === rel);
+}
+
+const getSetRequests = (byRoute: Record<string, number>) => byRoute['GET /collections/:id/sets/:set_id'] ?? 0;
+
+describe('a plain sync heals the dataset folder', () => {
+  const env = useService({ sets: 5, fileSize: 30 * 1024 + 5, slots: 2, seed: 21 });
+  let dest: string;
+  beforeAll(async () => {
+    dest = await freshDest();
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0); // records the index fingerprint
+  });
+  afterAll(() => cleanup(dest));
+
+  it('re-downloads deleted, truncated and appended files and re-hashes a touched one, without --full', async () => {
+    const { svc, collectionId } = env;
+    const sets = await servedSets(svc, collectionId);
+    const rel = (i: number) => `sets/${sets[i]!.id}/${sets[i]!.files[0]!.filename}`;
+    const [deleted, truncated, appended, touched] = [rel(0), rel(1), rel(2), rel(3)];
+    await fs.rm(path.join(dest, deleted));
+    await fs.truncate(path.join(dest, truncated), 1000);
+    await fs.appendFile(path.join(dest, appended), 'x');
+    const when = new Date(Date.now() - 3_600_000);
+    await fs.utimes(path.join(dest, touched), when, when);
+
+    await svc.admin.resetStats();
+    const { summary, events } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    // The three damaged files come again; the touched one still has the right bytes: hashed, kept.
+    expect(summary.filesDownloaded).toBe(3);
+    expect(summary.bytesDownloaded).toBe(3 * (30 * 1024 + 5));
+    expect(summary.bytesHashed).toBe(summary.bytesDownloaded + 30 * 1024 + 5);
+    expect(summary.diskCheck).toMatchObject({ files: 10, missing: 1, changed: 3 });
+    expect(fileEvents(events, deleted)[0]).toMatchObject({ state: 'queued', reason: 'missing on disk' });
+    for (const p of [truncated, appended, touched]) expect(fileEvents(events, p)[0]).toMatchObject({ state: 'queued', reason: 'changed on disk' });
+    for (const p of [deleted, truncated, appended, touched]) expect(fileEvents(events, p).at(-1)?.state).toBe('verified');
+    const discovered = events.find((e) => e.type === 'set' && e.setId === sets[0]!.id && e.state === 'discovered');
+    expect(discovered).toMatchObject({ reason: `${deleted} missing on disk` });
+    // Sets the incremental walk does not return are fetched one by one, and only their damaged files.
+    const stats = await svc.admin.stats();
+    expect(getSetRequests(stats.byRoute)).toBeGreaterThanOrEqual(3);
+    expect(stats.fileRequests).toBe(3);
+
+    await expectDatasetMatches(svc, dest, collectionId);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+    const report = await verifyDataset(dest);
+    expect(report.ok).toBe(10);
+    expect([...report.missing, ...report.changed, ...report.extra]).toEqual([]);
+
+    // Healed for good: the next sync is a no-op again.
+    await svc.admin.resetStats();
+    const again = await sync(svc, dest);
+    expect(again.summary).toMatchObject({ exitCode: 0, filesDownloaded: 0, bytesHashed: 0 });
+    expect((await svc.admin.stats()).requests).toBeLessThanOrEqual(2);
+  });
+
+  it('a file that cannot be fetched again leaves the lists and is healed by the next sync', async () => {
+    const { svc, collectionId } = env;
+    const sets = await servedSets(svc, collectionId);
+    const file = sets[4]!.files[1]!;
+    const removed = `sets/${sets[4]!.id}/${file.filename}`;
+    const outside = path.join(path.dirname(dest), 'outside.bin');
+    await fs.copyFile(path.join(dest, removed), outside);
+    await fs.rm(path.join(dest, removed));
+    await fs.symlink(outside, path.join(dest, removed)); // a link is not the verified file
+    await svc.admin.addFault({ path: `^/files/${file.id}$` }, { type: 'status', status: 503 });
+
+    const failed = await sync(svc, dest);
+    expect(failed.summary.exitCode).toBe(1);
+    expect(failed.summary.failures.map((f) => f.path)).toContain(removed);
+    // manifest.csv and SHA256SUMS list only verified files present.
+    expect(readFileSync(path.join(dest, 'SHA256SUMS'), 'utf8')).not.toContain(removed);
+    expect(readFileSync(path.join(dest, 'manifest.csv'), 'utf8')).not.toContain(removed);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+
+    await svc.admin.clearFaults();
+    const healed = await sync(svc, dest);
+    expect(healed.summary.exitCode).toBe(0);
+    expect(healed.summary.filesDownloaded).toBe(1);
+    expect(lstatSync(path.join(dest, removed)).isFile()).toBe(true);
+    expect(readFileSync(path.join(dest, 'SHA256SUMS'), 'utf8')).toContain(removed);
+    await expectDatasetMatches(svc, dest, collectionId);
+  });
+});
+
+/** Every path under `dir` with its size and mtime: "nothing was touched" means this stays equal. */
+async function snapshot(dir: string): Promise<string[]> {
+  const files = await listFiles(dir);
+  return files.map((f) => {
+    const st = lstatSync(path.join(dir, f));
+    return `${f} ${st.size} ${st.mtimeMs}`;
+  });
+}
+
+describe('a dataset folder belongs to one service and one collection', () => {
+  const env = useService({ sets: 2, fileSize: 8 * 1024, slots: 2, seed: 31 });
+  let other: { svc: Service; root: string };
+  let dest: string;
+  beforeAll(async () => {
+    // Seeds 31 and 114 (31 + 83) number their collections alike: a same-id collection elsewhere.
+    other = await startService({ sets: 3, fileSize: 8 * 1024, slots: 2, seed: 114 });
+    dest = await freshDest();
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await other?.svc.close();
+    if (other) await fs.rm(other.root, { recursive: true, force: true });
+    await cleanup(dest);
+  });
+
+  it('a second service with a collection of the same id stops with exit 2, touching nothing', async () => {
+    const first = mainCollection(env.svc);
+    const second = mainCollection(other.svc);
+    expect(second.collectionId).toBe(first.collectionId);
+    const before = await snapshot(dest);
+    await other.svc.admin.resetStats();
+    const { summary } = await sync(other.svc, dest, { apiKey: second.apiKey });
+    expect(summary.exitCode).toBe(2);
+    expect(summary.fatal?.kind).toBe('config');
+    for (const part of [dest, env.svc.deliveryBaseUrl, other.svc.deliveryBaseUrl, `collection ${first.collectionId}`]) expect(summary.fatal?.message).toContain(part);
+    expect((await other.svc.admin.stats()).requests).toBe(0);
+    expect(await snapshot(dest)).toEqual(before);
+
+    // The CLI says the same on stderr, exit 2.
+    const cli = await runCli(['sync', '--base-url', other.svc.deliveryBaseUrl, '--collection', String(second.collectionId), '--dest', dest], { env: { DATASET_SYNC_API_KEY: second.apiKey } });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain(other.svc.deliveryBaseUrl);
+    expect(cli.stderr).toContain(env.svc.deliveryBaseUrl);
+    expect(await snapshot(dest)).toEqual(before);
+  });
+
+  it('another collection of the same service stops with exit 2 naming both collections', async () => {
+    const client = env.svc.clients.find((c) => c.collections.length > 1) ?? env.svc.clients[0]!;
+    const otherCollection = client.collections.find((id) => id !== mainCollection(env.svc).collectionId) ?? 999_999;
+    const before = await snapshot(dest);
+    const { summary } = await sync(env.svc, dest, { apiKey: client.apiKey, collectionId: otherCollection });
+    expect(summary.exitCode).toBe(2);
+    expect(summary.fatal?.message).toContain(`collection ${mainCollection(env.svc).collectionId}`);
+    expect(summary.fatal?.message).toContain(`collection ${otherCollection}`);
+    expect(await snapshot(dest)).toEqual(before);
+  });
+
+  it('a folder synced before the service was recorded adopts the service of its next sync', async () => {
+    const statePath = path.join(dest, '.dataset-sync', 'state.json');
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, unknown>;
+    expect(state.baseUrl).toBe(env.svc.deliveryBaseUrl);
+    delete state.baseUrl;
+    await fs.writeFile(statePath, JSON.stringify(state));
+    // The service is given with a trailing slash: recorded normalised.
+    const { summary } = await sync(env.svc, dest, { baseUrl: `${env.svc.deliveryBaseUrl}/` });
+    expect(summary.exitCode).toBe(0);
+    expect(summary.filesDownloaded).toBe(0);
+    expect((JSON.parse(readFileSync(statePath, 'utf8')) as { baseUrl: string }).baseUrl).toBe(env.svc.deliveryBaseUrl);
+    expect((await sync(other.svc, dest, { apiKey: mainCollection(other.svc).apiKey })).summary.exitCode).toBe(2);
+  });
+});
