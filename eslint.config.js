@@ -38,6 +38,12 @@ export const LAYERS = [
     why: 'The app layer is used by the IPC layer, never the other way round, and runs in plain Node (tests, the browser bridge).',
   },
   {
+    name: 'stores',
+    files: ['src-main/settings/', 'src-main/secrets/'],
+    denyFolders: ['src-main/app/', 'src-main/ipc/', 'src-main/cli/', 'src-main/sync/', 'src-renderer/', 'src-service/'],
+    why: 'Settings and secret stores are used by the app, the CLI and the engine\'s callers; they depend on none of them.',
+  },
+  {
     name: 'plain Node',
     files: ['src-main/ipc/', 'src-main/cli/', 'src-main/secrets/'],
     denyFolders: ['src-renderer/', 'src-service/'],

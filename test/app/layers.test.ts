@@ -33,6 +33,7 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['src-main/app/x.ts', "export { createHandlers } from '../ipc/handlers';", /app: /],
   ['src-main/app/x.ts', "import { shell } from 'electron';", /app: .* may not import electron/],
   ['src-main/secrets/x.ts', "import { safeStorage } from 'electron';", /plain Node: .* may not import electron/],
+  ['src-main/settings/x.ts', "import { ConnectionManager } from '../app/connection';", /stores: .* may not import from src-main\/app\//],
   ['src-service/x.ts', "import type { Me } from '../src-main/api/types';", /service: .* may not import from src-main\//],
   ['src-service/x.ts', "import { SETTINGS_DEFAULTS } from '../src-shared/settings';", /service: .* may not import from src-shared\//],
 ];
