@@ -1,5 +1,62 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint/import-layers.js';
+
+/**
+ * The import graph, one way: renderer -> shared; engine (sync, api) -> shared; app -> engine,
+ * shared; ipc -> app. The renderer and the shared contract carry no Node or Electron; the
+ * reference service shares nothing with the app. test/app/layers.test.ts proves each rule fires.
+ */
+export const LAYERS = [
+  {
+    name: 'renderer',
+    files: ['src-renderer/'],
+    allowFolders: ['src-renderer/', 'src-shared/'],
+    denyPackages: ['electron'],
+    denyNodeBuiltins: true,
+    why: 'The window talks only to the typed bridge and imports the shared contract (src-shared), nothing of main.',
+  },
+  {
+    name: 'shared',
+    files: ['src-shared/'],
+    allowFolders: ['src-shared/'],
+    allowPackages: ['zod'],
+    why: 'src-shared holds types and schemas both processes import: no Node, no Electron, nothing of either side.',
+  },
+  {
+    name: 'engine',
+    files: ['src-main/sync/', 'src-main/api/'],
+    denyFolders: ['src-main/app/', 'src-main/ipc/', 'src-main/cli/', 'src-renderer/', 'src-service/'],
+    denyPackages: ['electron'],
+    why: 'The engine and the API clients take their dependencies as arguments; they never reach up into the app, IPC or Electron.',
+  },
+  {
+    name: 'app',
+    files: ['src-main/app/'],
+    denyFolders: ['src-main/ipc/', 'src-main/cli/', 'src-renderer/', 'src-service/'],
+    denyPackages: ['electron'],
+    why: 'The app layer is used by the IPC layer, never the other way round, and runs in plain Node (tests, the browser bridge).',
+  },
+  {
+    name: 'stores',
+    files: ['src-main/settings/', 'src-main/secrets/'],
+    denyFolders: ['src-main/app/', 'src-main/ipc/', 'src-main/cli/', 'src-main/sync/', 'src-renderer/', 'src-service/'],
+    why: 'Settings and secret stores are used by the app, the CLI and the engine\'s callers; they depend on none of them.',
+  },
+  {
+    name: 'plain Node',
+    files: ['src-main/ipc/', 'src-main/cli/', 'src-main/secrets/'],
+    denyFolders: ['src-renderer/', 'src-service/'],
+    denyPackages: ['electron'],
+    why: 'Only index.ts, preload.ts and the electron-store settings import Electron; the rest runs in plain Node.',
+  },
+  {
+    name: 'service',
+    files: ['src-service/'],
+    denyFolders: ['src-main/', 'src-shared/', 'src-renderer/'],
+    why: 'src-service and the app are written independently from the spec: no shared code, types included.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'test-artifacts/'] },
@@ -9,27 +66,10 @@ export default tseslint.config(
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', window: 'readonly', document: 'readonly' },
     },
+    plugins: { layers },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'layers/import-layers': ['error', LAYERS],
     },
-  },
-  {
-    // The engine, clients, CLI, IPC handlers and app controllers run in plain Node (tests, CLI,
-    // browser bridge): they must never import Electron. Only index.ts, preload.ts and the
-    // electron-store settings constructor do.
-    files: ['src-main/api/**', 'src-main/sync/**', 'src-main/cli/**', 'src-main/ipc/**', 'src-main/app/**', 'src-main/secrets/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
-  },
-  {
-    // The renderer talks only to the typed bridge; from src-main it may import the IPC contract types and nothing else.
-    files: ['src-renderer/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: ['electron'], patterns: [{ regex: 'src-main/(?!(ipc/contract|ipc/recruiter-contract|api/types|api/recruiter-types|sync/events)(\\.ts)?$)', message: 'The renderer may import only IPC contract types from src-main.' }] }],
-    },
-  },
-  {
-    // src-service and src-main are written independently from the spec: no shared code.
-    files: ['src-service/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/src-main/**'] }] },
   },
 );

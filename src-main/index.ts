@@ -4,9 +4,9 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EventChannel, EventChannels } from './ipc/contract';
-import { INVOKE_CHANNELS } from './ipc/channels';
-import { createMainServices, type MainServices } from './app/services';
+import type { EventChannel, EventChannels } from '../src-shared/ipc-contract';
+import { INVOKE_CHANNELS } from '../src-shared/ipc-channels';
+import { createMainServices, type MainServices } from './ipc/services';
 import {
   CONTENT_SECURITY_POLICY,
   createWindowOptions,

@@ -1,9 +1,9 @@
 // The sandboxed preload: exposes `window.api` (RendererApi) for exactly the channels listed
-// in ipc/channels.ts and nothing else — no ipcRenderer, no Electron event objects, no Node.
+// in src-shared/ipc-channels.ts and nothing else — no ipcRenderer, no Electron event objects, no Node.
 // Bundled as CommonJS because sandboxed preloads cannot load ES modules.
 import { contextBridge, ipcRenderer } from 'electron';
-import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from './ipc/contract';
-import { isEventChannel, isInvokeChannel } from './ipc/channels';
+import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../src-shared/ipc-contract';
+import { isEventChannel, isInvokeChannel } from '../src-shared/ipc-channels';
 
 const api: RendererApi = {
   invoke<C extends InvokeChannel>(channel: C, arg: InvokeChannels[C]['arg']): Promise<IpcResult<InvokeChannels[C]['result']>> {

@@ -5,19 +5,26 @@ import { useNavigation, type Workspace } from './stores/navigation';
 import { useNotices } from './stores/notices';
 import { useSettings, type ThemeChoice } from './stores/settings';
 import { useSync } from './stores/sync';
-import { AccountCard, ConnectForm } from './screens/ConnectScreen';
+import { AccountCard, AccountPicker, ConnectForm } from './screens/ConnectScreen';
 import { CollectionsScreen } from './screens/CollectionsScreen';
 import { CollectionScreen } from './screens/CollectionScreen';
 import { Toasts } from './components/Toasts';
 import { SettingsCard } from './components/SettingsCard';
 import { RecruiterWorkspace } from './recruiter/RecruiterWorkspace';
 
+/** Syncs of other accounts (auto-sync, or one left running) are not this screen's collections. */
+const isActiveAccount = (accountId: string) => useConnection.getState().info?.accountId === accountId;
+
 /** Subscribes once to main's pushes; each goes to the store that owns it. */
 function useBridgeEvents() {
   useEffect(() => {
     const off = [
-      subscribe('sync:events', ({ collectionId, events }) => useSync.getState().applyEvents(collectionId, events)),
-      subscribe('sync:state', (state) => useSync.getState().applyRunState(state)),
+      subscribe('sync:events', ({ accountId, collectionId, events }) => {
+        if (isActiveAccount(accountId)) useSync.getState().applyEvents(collectionId, events);
+      }),
+      subscribe('sync:state', (state) => {
+        if (isActiveAccount(state.accountId)) useSync.getState().applyRunState(state);
+      }),
       subscribe('notice', (notice) => useNotices.getState().push(notice)),
     ];
     return () => off.forEach((unsubscribe) => unsubscribe());
@@ -92,7 +99,10 @@ function DeliveryWorkspace() {
     case 'account':
       return (
         <div className="account-screen">
-          <AccountCard />
+          <div className="column">
+            <AccountCard />
+            <AccountPicker />
+          </div>
           <div className="column">
             <ConnectForm replacing />
             <SettingsCard />
@@ -125,6 +135,7 @@ export function App() {
     body = (
       <div className="connect-screen">
         <ConnectForm replacing={false} />
+        <AccountPicker />
       </div>
     );
   else body = workspace === 'recruiter' ? <RecruiterWorkspace /> : <DeliveryWorkspace />;

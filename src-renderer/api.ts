@@ -1,6 +1,6 @@
 // The renderer's only way out: the typed bridge the preload exposes as `window.api`.
 // Component tests install an in-memory fake with setRendererApi; nothing else is swapped.
-import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../src-main/ipc/contract';
+import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../src-shared/ipc-contract';
 
 let installed: RendererApi | null = null;
 

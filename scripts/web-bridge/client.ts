@@ -1,7 +1,7 @@
 // Browser-side stand-in for the Electron preload: defines `window.api` (RendererApi) over the
 // bridge WebSocket, so the unmodified renderer runs in a plain browser against the real
 // main-process handlers. Served as a classic script by bridge-server.ts (bundled by esbuild).
-import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../../src-main/ipc/contract';
+import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../../src-shared/ipc-contract';
 import { BRIDGE_PATH, BRIDGE_TOKEN_PARAM, type BridgePush, type BridgeRequest, type BridgeResponse } from './protocol';
 
 type Listener = (payload: unknown) => void;

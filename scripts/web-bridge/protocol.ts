@@ -1,6 +1,6 @@
 // The wire format of the web bridge (npm run dev:web, browser tests): the RendererApi
 // contract over one WebSocket.
-import type { EventChannel, EventChannels, IpcResult } from '../../src-main/ipc/contract';
+import type { EventChannel, EventChannels, IpcResult } from '../../src-shared/ipc-contract';
 
 export const BRIDGE_PATH = '/bridge';
 export const BRIDGE_CLIENT_PATH = '/bridge-client.js';

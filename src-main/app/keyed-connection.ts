@@ -1,10 +1,9 @@
-// One API connection held by the main process: a base URL from settings, its key from the
-// secret store, and a client built from both. The delivery and recruiter connections differ
-// only in which setting holds the base URL, which client they build and what /me returns.
+// One API connection held by the main process: a base URL and its key, and a client built
+// from both. The delivery and recruiter connections differ only in where the address and key
+// are kept (a KeyBook), which client they build and what /me returns.
 // The key is read from the secret store once and then kept only in this object; it never
 // goes to settings, events or IPC results.
-import { IpcFailure } from '../ipc/ipc-failure';
-import type { SecretStore } from '../secrets/secret-store';
+import { AppError } from './app-error';
 
 export interface Credentials {
   baseUrl: string;
@@ -16,22 +15,26 @@ interface ApiClient<Me> {
   close(): Promise<void>;
 }
 
+/** Where a connection's address and key are kept. */
+export interface KeyBook<Me> {
+  /** The selected base URL and its stored key, or null when either is missing. */
+  load(): Promise<Credentials | null>;
+  /** GET /me accepted `credentials`: store the key and select them. */
+  save(credentials: Credentials, me: Me): Promise<void>;
+  /** GET /me confirmed the stored key (e.g. at app start): a chance to record whom it belongs to. */
+  confirmed?(credentials: Credentials, me: Me): Promise<void>;
+  /** Removes the key of the selected (or given) connection. */
+  remove(credentials: Credentials | null): Promise<void>;
+}
+
 export interface KeyedConnectionOptions<Client extends ApiClient<Me>, Me, Info> {
-  secrets: SecretStore;
-  readBaseUrl(): string | null;
-  writeBaseUrl(baseUrl: string): void;
+  book: KeyBook<Me>;
   createClient(credentials: Credentials): Client;
   toInfo(baseUrl: string, me: Me): Info;
   notConnectedMessage: string;
-  /** Refuses a base URL before any request is made (throws an IpcFailure). */
-  checkBaseUrl?(baseUrl: string): void;
-  /** Whether the key stored under this base URL may be deleted (default: yes). */
-  mayDeleteKey?(baseUrl: string): boolean;
-  /** Delete the key of the previous base URL when connecting to another one. */
-  forgetPreviousKey?: boolean;
+  /** Refuses a base URL before any request is made (throws an AppError); returns it normalised. */
+  checkBaseUrl(baseUrl: string): string;
 }
-
-export const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 export class KeyedConnection<Client extends ApiClient<Me>, Me, Info> {
   private credentials: Credentials | null = null;
@@ -42,29 +45,28 @@ export class KeyedConnection<Client extends ApiClient<Me>, Me, Info> {
 
   constructor(private readonly options: KeyedConnectionOptions<Client, Me, Info>) {}
 
-  get secretStoreKind() {
-    return this.options.secrets.kind;
-  }
-
   secretsToRedact(): string[] {
     return [...this.seenKeys];
+  }
+
+  /** A key read outside current() (another account's) is redacted from messages too. */
+  protected noteKey(apiKey: string): void {
+    this.seenKeys.add(apiKey);
   }
 
   /** The stored credentials, or null when no base URL or no key is stored. */
   async current(): Promise<Credentials | null> {
     if (this.credentials) return this.credentials;
-    const baseUrl = this.options.readBaseUrl();
-    if (!baseUrl) return null;
-    const apiKey = await this.options.secrets.get(baseUrl);
-    if (!apiKey) return null;
-    this.seenKeys.add(apiKey);
-    this.credentials = { baseUrl, apiKey };
-    return this.credentials;
+    const credentials = await this.options.book.load();
+    if (!credentials) return null;
+    this.seenKeys.add(credentials.apiKey);
+    this.credentials = credentials;
+    return credentials;
   }
 
   async requireCredentials(): Promise<Credentials> {
     const credentials = await this.current();
-    if (!credentials) throw new IpcFailure('not_connected', this.options.notConnectedMessage);
+    if (!credentials) throw new AppError('not_connected', this.options.notConnectedMessage);
     return credentials;
   }
 
@@ -75,62 +77,59 @@ export class KeyedConnection<Client extends ApiClient<Me>, Me, Info> {
   }
 
   /**
-   * Checks the key with GET /me against the (already validated) base URL and stores it only
-   * when the service accepted it; a rejected key leaves the previous connection untouched.
+   * Checks the key with GET /me and stores it only when the service accepted it; a rejected
+   * key leaves the previous connection untouched.
    */
   async connect(baseUrl: string, apiKey: string): Promise<Info> {
     this.seenKeys.add(apiKey);
-    this.options.checkBaseUrl?.(baseUrl);
-    const probe = this.options.createClient({ baseUrl, apiKey });
+    const url = this.options.checkBaseUrl(baseUrl);
+    const probe = this.options.createClient({ baseUrl: url, apiKey });
     let me: Me;
     try {
       me = await probe.me();
-      await this.options.secrets.set(baseUrl, apiKey);
+      await this.options.book.save({ baseUrl: url, apiKey }, me);
     } catch (e) {
       await probe.close().catch(() => undefined);
       throw e;
     }
-    const previousBaseUrl = this.credentials?.baseUrl ?? this.options.readBaseUrl();
-    this.options.writeBaseUrl(baseUrl);
-    // A key for an address no longer in use must not linger in the secret store.
-    if (this.options.forgetPreviousKey && previousBaseUrl && !sameUrl(previousBaseUrl, baseUrl) && this.mayDeleteKey(previousBaseUrl)) {
-      await this.options.secrets.delete(previousBaseUrl).catch(() => false);
-    }
     await this.dropClient();
-    this.credentials = { baseUrl, apiKey };
+    this.credentials = { baseUrl: url, apiKey };
     this.client = probe;
-    this.cachedInfo = this.options.toInfo(baseUrl, me);
+    this.cachedInfo = this.options.toInfo(url, me);
     return this.cachedInfo;
   }
 
   /**
    * What the UI shows about the connection. With a stored key and nothing cached (app
-   * start), asks GET /me, so a revoked key surfaces as an 'auth' error right away.
+   * start, or another account selected), asks GET /me, so a revoked key surfaces as an
+   * 'auth' error right away.
    */
   async info(): Promise<Info | null> {
     if (this.cachedInfo) return this.cachedInfo;
     const credentials = await this.current();
     if (!credentials) return null;
     const me = await (await this.apiClient()).me();
+    await this.options.book.confirmed?.(credentials, me);
     this.cachedInfo = this.options.toInfo(credentials.baseUrl, me);
     return this.cachedInfo;
   }
 
-  /** Removes the stored key; the base URL stays in settings so reconnecting is one paste. */
+  /** Removes the stored key; the address stays so reconnecting is one paste. */
   async forget(): Promise<void> {
-    const baseUrl = this.credentials?.baseUrl ?? this.options.readBaseUrl();
+    const credentials = await this.current().catch(() => null);
+    await this.reset();
+    await this.options.book.remove(credentials);
+  }
+
+  /** Drops the client and what is cached, e.g. when another account is selected. */
+  async reset(): Promise<void> {
     this.credentials = null;
     this.cachedInfo = null;
     await this.dropClient();
-    if (baseUrl && this.mayDeleteKey(baseUrl)) await this.options.secrets.delete(baseUrl);
   }
 
   async close(): Promise<void> {
     await this.dropClient();
-  }
-
-  private mayDeleteKey(baseUrl: string): boolean {
-    return this.options.mayDeleteKey?.(baseUrl) ?? true;
   }
 
   private async dropClient(): Promise<void> {
@@ -139,5 +138,3 @@ export class KeyedConnection<Client extends ApiClient<Me>, Me, Info> {
     if (client) await client.close().catch(() => undefined);
   }
 }
-
-

@@ -1,9 +1,9 @@
 // Auto-sync: every N minutes (settings.autoSyncMinutes, null = off) start a sync for each
-// collection that has a dataset folder, while connected. A collection already syncing (or
-// being verified) is skipped for that round, never queued.
+// (account, collection) that has a dataset folder, for every account whose key is stored. A
+// collection already syncing (or being verified) is skipped for that round, never queued.
 import type { SettingsStore } from '../settings/settings-store';
 import type { ConnectionManager } from './connection';
-import type { Emit, SyncController } from './sync-controller';
+import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
 export interface SchedulerDeps {
   settings: SettingsStore;
@@ -13,9 +13,9 @@ export interface SchedulerDeps {
 }
 
 export interface TickResult {
-  started: number[];
-  skippedBusy: number[];
-  failed: Array<{ collectionId: number; message: string }>;
+  started: CollectionRef[];
+  skippedBusy: CollectionRef[];
+  failed: Array<CollectionRef & { message: string }>;
 }
 
 export class Scheduler {
@@ -45,19 +45,22 @@ export class Scheduler {
   /** One round; public so the app (and tests) can trigger it without waiting. */
   async tick(): Promise<TickResult> {
     const result: TickResult = { started: [], skippedBusy: [], failed: [] };
-    if (!(await this.deps.connection.current().catch(() => null))) return result;
-    for (const id of Object.keys(this.deps.settings.view().collections).map(Number)) {
-      if (this.deps.syncs.isBusy(id)) {
-        result.skippedBusy.push(id);
-        continue;
-      }
-      try {
-        await this.deps.syncs.start(id);
-        result.started.push(id);
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        result.failed.push({ collectionId: id, message });
-        this.deps.emit('notice', { level: 'warning', message: `Auto-sync of collection ${id} did not start: ${message}` });
+    for (const account of this.deps.settings.accounts()) {
+      if (!(await this.deps.connection.credentialsFor(account.id).catch(() => null))) continue;
+      for (const collectionId of Object.keys(this.deps.settings.datasets(account.id)).map(Number)) {
+        const ref = { accountId: account.id, collectionId };
+        if (this.deps.syncs.isBusy(ref)) {
+          result.skippedBusy.push(ref);
+          continue;
+        }
+        try {
+          await this.deps.syncs.start(ref);
+          result.started.push(ref);
+        } catch (e) {
+          const message = e instanceof Error ? e.message : String(e);
+          result.failed.push({ ...ref, message });
+          this.deps.emit('notice', { level: 'warning', message: `Auto-sync of collection ${collectionId} did not start: ${message}` });
+        }
       }
     }
     return result;

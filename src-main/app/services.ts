@@ -1,38 +1,57 @@
-// Wires the main process's parts together once: connection, sync controller, scheduler and
-// the IPC handlers over them. Used by the Electron bootstrap and by the browser test bridge,
-// so both run exactly the same code below the transport.
-import { createHandlers, type HandlerDeps, type Handlers } from '../ipc/handlers';
-import { RecruiterConnection } from '../ipc/recruiter-connection';
+// Builds the main process's app layer once: the delivery and recruiter connections, the sync
+// controller, the datasets and the scheduler. The IPC layer (ipc/services.ts) puts handlers
+// over these; the Electron bootstrap and the browser test bridge both use that, so they run
+// exactly the same code below the transport.
+import type { SecretStore } from '../secrets/secret-store';
+import type { SettingsStore } from '../settings/settings-store';
 import { ConnectionManager } from './connection';
+import { Datasets } from './datasets';
+import { RecruiterConnection } from './recruiter-connection';
 import { Scheduler } from './scheduler';
-import { SyncController } from './sync-controller';
+import { SyncController, type Emit } from './sync-controller';
 
-export type MainServicesDeps = Omit<HandlerDeps, 'connection' | 'recruiter' | 'syncs' | 'onSettingsChanged'> & {
+export interface AppServicesDeps {
+  secrets: SecretStore;
+  /** From chooseSecretStore, shown in the connection info when keys are less protected. */
+  secretStoreWarning?: string;
+  settings: SettingsStore;
+  notify(title: string, body: string): void;
+  emit: Emit;
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
-};
+}
 
-export interface MainServices {
-  handlers: Handlers;
+export interface AppServices {
+  settings: SettingsStore;
   connection: ConnectionManager;
+  recruiter: RecruiterConnection;
   syncs: SyncController;
+  datasets: Datasets;
   scheduler: Scheduler;
   /** Cancels running syncs, waits for them to settle (partials stay), stops the timer. */
   shutdown(): Promise<void>;
 }
 
-export function createMainServices(deps: MainServicesDeps): MainServices {
-  const connection = new ConnectionManager({ secrets: deps.secrets, settings: deps.settings, secretStoreWarning: deps.secretStoreWarning });
-  const recruiter = new RecruiterConnection({ secrets: deps.secrets, settings: deps.settings, ...(deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {}) });
-  const syncs = new SyncController({ connection, settings: deps.settings, emit: deps.emit, notify: deps.notify, batchIntervalMs: deps.batchIntervalMs });
+export function createAppServices(deps: AppServicesDeps): AppServices {
+  const warning = deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {};
+  const connection = new ConnectionManager({ secrets: deps.secrets, settings: deps.settings, ...warning });
+  const recruiter = new RecruiterConnection({ secrets: deps.secrets, settings: deps.settings, ...warning });
+  const syncs = new SyncController({
+    connection,
+    settings: deps.settings,
+    emit: deps.emit,
+    notify: deps.notify,
+    ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
+  });
+  const datasets = new Datasets({ settings: deps.settings, connection, syncs });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
-  const handlers = createHandlers({ ...deps, connection, recruiter, syncs, onSettingsChanged: () => scheduler.reschedule() });
-  scheduler.reschedule();
   let closing: Promise<void> | null = null;
   return {
-    handlers,
+    settings: deps.settings,
     connection,
+    recruiter,
     syncs,
+    datasets,
     scheduler,
     shutdown: () =>
       (closing ??= (async () => {

@@ -1,13 +1,17 @@
-// Runs syncs for the app: at most one per collection, cancellable, with the engine's event
-// stream batched for IPC and a notification when new files arrived or a sync failed.
-import type { EventChannel, EventChannels, SyncRunState } from '../ipc/contract';
-import { IpcFailure } from '../ipc/ipc-failure';
+// Runs syncs for the app: at most one per (account, collection), cancellable, with the
+// engine's event stream batched for IPC and a notification when new files arrived or a sync
+// failed. Collections are named by account too: two services may both have a collection 1.
+import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
 import { runSync as engineRunSync } from '../sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/history';
+import { runRepair as engineRunRepair } from '../sync/repair';
+import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
+
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void) => Promise<SyncSummary>;
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
@@ -16,10 +20,20 @@ export interface SyncControllerDeps {
   settings: SettingsStore;
   emit: Emit;
   notify(title: string, body: string): void;
-  runSync?: (options: SyncOptions, onEvent: (e: SyncEvent) => void) => Promise<SyncSummary>;
+  runSync?: SyncJob;
+  /** Verify, then download again what is missing or changed (extra files are kept). */
+  runRepair?: SyncJob;
   readHistory?: (dest: string) => Promise<SyncSummary[]>;
   batchIntervalMs?: number;
 }
+
+/** One collection of one account. */
+export interface CollectionRef {
+  accountId: string;
+  collectionId: number;
+}
+
+const keyOf = (ref: CollectionRef) => `${ref.accountId}/${ref.collectionId}`;
 
 interface Running {
   kind: 'sync' | 'verify';
@@ -29,63 +43,68 @@ interface Running {
 }
 
 export class SyncController {
-  private readonly running = new Map<number, Running>();
-  private readonly lastSummaries = new Map<number, SyncSummary>();
-  private readonly runSync;
+  private readonly running = new Map<string, Running>();
+  private readonly lastSummaries = new Map<string, SyncSummary>();
+  private readonly runSync: SyncJob;
+  private readonly runRepair: SyncJob;
   private readonly readHistory;
 
   constructor(private readonly deps: SyncControllerDeps) {
     this.runSync = deps.runSync ?? engineRunSync;
+    this.runRepair = deps.runRepair ?? engineRunRepair;
     this.readHistory = deps.readHistory ?? engineReadHistory;
   }
 
-  isBusy(collectionId: number): boolean {
-    return this.running.has(collectionId);
+  isBusy(ref: CollectionRef): boolean {
+    return this.running.has(keyOf(ref));
   }
 
-  runningCollections(): number[] {
-    return [...this.running.keys()];
+  runningCollections(): CollectionRef[] {
+    return [...this.running.keys()].map((key) => {
+      const at = key.lastIndexOf('/');
+      return { accountId: key.slice(0, at), collectionId: Number(key.slice(at + 1)) };
+    });
   }
 
   /** The run state; lastSummary falls back to the newest history entry on disk. */
-  async state(collectionId: number): Promise<SyncRunState> {
-    const run = this.running.get(collectionId);
-    let lastSummary = this.lastSummaries.get(collectionId) ?? null;
-    if (!lastSummary) {
-      const dataset = this.deps.settings.collectionDataset(collectionId);
-      if (dataset) lastSummary = (await this.readHistory(dataset.dest).catch(() => []))[0] ?? null;
+  async state(ref: CollectionRef): Promise<SyncRunState> {
+    const state = this.snapshot(ref);
+    if (!state.lastSummary) {
+      const dataset = this.deps.settings.collectionDataset(ref.accountId, ref.collectionId);
+      if (dataset) state.lastSummary = (await this.readHistory(dataset.dest).catch(() => []))[0] ?? null;
     }
+    return state;
+  }
+
+  private snapshot(ref: CollectionRef): SyncRunState {
+    const run = this.running.get(keyOf(ref));
     return {
-      collectionId,
+      accountId: ref.accountId,
+      collectionId: ref.collectionId,
       running: run?.kind === 'sync',
       startedAt: run?.kind === 'sync' ? run.startedAt : null,
-      lastSummary,
+      lastSummary: this.lastSummaries.get(keyOf(ref)) ?? null,
     };
   }
 
-  private snapshot(collectionId: number): SyncRunState {
-    const run = this.running.get(collectionId);
-    return {
-      collectionId,
-      running: run?.kind === 'sync',
-      startedAt: run?.kind === 'sync' ? run.startedAt : null,
-      lastSummary: this.lastSummaries.get(collectionId) ?? null,
-    };
+  private busyFailure(ref: CollectionRef): AppError {
+    const what = this.running.get(keyOf(ref))?.kind === 'verify' ? 'being verified' : 'already syncing';
+    return new AppError('busy', `Collection ${ref.collectionId} is ${what}; wait for it to finish or cancel it.`);
   }
 
-  private busyFailure(collectionId: number): IpcFailure {
-    const what = this.running.get(collectionId)?.kind === 'verify' ? 'being verified' : 'already syncing';
-    return new IpcFailure('busy', `Collection ${collectionId} is ${what}; wait for it to finish or cancel it.`);
-  }
-
-  /** Starts a sync in the background and returns at once; throws busy / not_connected / no_folder. */
-  async start(collectionId: number, opts: { full?: boolean } = {}): Promise<SyncRunState> {
-    if (this.running.has(collectionId)) throw this.busyFailure(collectionId);
-    const dataset = this.deps.settings.collectionDataset(collectionId);
-    if (!dataset) throw new IpcFailure('no_folder', `Choose a dataset folder for collection ${collectionId} before syncing.`);
-    const credentials = await this.deps.connection.requireCredentials();
+  /**
+   * Starts a sync (or, with `repair`, a repair: verify, then fetch again what is missing or
+   * changed) in the background and returns at once; throws busy / not_connected / no_folder.
+   */
+  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean } = {}): Promise<SyncRunState> {
+    const { collectionId } = ref;
+    if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
+    const dataset = this.deps.settings.collectionDataset(ref.accountId, collectionId);
+    if (!dataset) throw new AppError('no_folder', `Choose a dataset folder for collection ${collectionId} before syncing.`);
+    const credentials = await this.deps.connection.credentialsFor(ref.accountId);
+    if (!credentials) throw new AppError('not_connected', 'Not connected: enter the service address and an API key first.');
     // Re-check after the await: another start may have won the race.
-    if (this.running.has(collectionId)) throw this.busyFailure(collectionId);
+    if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
 
     const settings = this.deps.settings.view();
     const abort = new AbortController();
@@ -102,23 +121,24 @@ export class SyncController {
     if (dataset.consentsDir) options.consentsDir = dataset.consentsDir;
 
     const run: Running = { kind: 'sync', startedAt: new Date().toISOString(), abort, done: Promise.resolve() };
-    this.running.set(collectionId, run);
-    run.done = this.execute(collectionId, options);
-    const state = this.snapshot(collectionId);
+    this.running.set(keyOf(ref), run);
+    run.done = this.execute(ref, options, opts.repair ? this.runRepair : this.runSync);
+    const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
   }
 
-  private async execute(collectionId: number, options: SyncOptions): Promise<void> {
-    const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
+  private async execute(ref: CollectionRef, options: SyncOptions, job: SyncJob): Promise<void> {
+    const { accountId, collectionId } = ref;
+    const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = `collection ${collectionId}`;
     try {
-      const summary = await this.runSync(options, (event) => {
+      const summary = await job(options, (event) => {
         if (event.type === 'collection') title = `"${event.title}"`;
         batcher.push(event);
       });
       batcher.flush();
-      this.lastSummaries.set(collectionId, summary);
+      this.lastSummaries.set(keyOf(ref), summary);
       this.notifyOutcome(summary, title);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.
@@ -127,8 +147,8 @@ export class SyncController {
       this.deps.emit('notice', { level: 'error', message: `The sync of ${title} stopped unexpectedly; see the log for details.` });
       this.deps.notify('Sync failed', `The sync of ${title} stopped unexpectedly.`);
     } finally {
-      this.running.delete(collectionId);
-      this.deps.emit('sync:state', this.snapshot(collectionId));
+      this.running.delete(keyOf(ref));
+      this.deps.emit('sync:state', this.snapshot(ref));
     }
   }
 
@@ -146,32 +166,33 @@ export class SyncController {
   }
 
   /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
-  async cancel(collectionId: number): Promise<SyncRunState> {
-    const run = this.running.get(collectionId);
+  async cancel(ref: CollectionRef): Promise<SyncRunState> {
+    const run = this.running.get(keyOf(ref));
     if (run?.kind === 'sync') {
       run.abort.abort();
       await run.done;
     }
-    return this.snapshot(collectionId);
+    return this.snapshot(ref);
   }
 
   /** Runs `work` (e.g. verify) while no sync of the collection may start; busy if one runs. */
-  async exclusive<T>(collectionId: number, work: () => Promise<T>): Promise<T> {
-    if (this.running.has(collectionId)) throw this.busyFailure(collectionId);
+  async exclusive<T>(ref: CollectionRef, work: () => Promise<T>): Promise<T> {
+    if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
     let release!: () => void;
     const done = new Promise<void>((resolve) => (release = resolve));
-    this.running.set(collectionId, { kind: 'verify', startedAt: new Date().toISOString(), abort: new AbortController(), done });
+    this.running.set(keyOf(ref), { kind: 'verify', startedAt: new Date().toISOString(), abort: new AbortController(), done });
     try {
       return await work();
     } finally {
-      this.running.delete(collectionId);
+      this.running.delete(keyOf(ref));
       release();
     }
   }
 
-  /** On quit or disconnect: cancel every sync and wait until all have settled. */
-  async cancelAll(): Promise<void> {
-    const runs = [...this.running.values()];
+  /** On quit, or when an account's key is forgotten: cancel its syncs (all without an account) and wait until they have settled. */
+  async cancelAll(accountId?: string): Promise<void> {
+    const prefix = accountId === undefined ? '' : `${accountId}/`;
+    const runs = [...this.running.entries()].filter(([key]) => key.startsWith(prefix)).map(([, run]) => run);
     for (const run of runs) if (run.kind === 'sync') run.abort.abort();
     await Promise.all(runs.map((r) => r.done));
   }

@@ -1,6 +1,6 @@
-// A failure that a handler turns into an IpcResult error. Thrown inside main only; it never
-// crosses the bridge as an exception.
-import type { IpcError, IpcErrorKind } from './contract';
+// A failure that a handler turns into an IpcResult error. Thrown inside the IPC layer only; it
+// never crosses the bridge as an exception.
+import type { IpcError, IpcErrorKind } from '../../src-shared/ipc-contract';
 
 export class IpcFailure extends Error {
   readonly kind: IpcErrorKind;

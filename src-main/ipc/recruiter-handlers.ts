@@ -1,28 +1,22 @@
-// One validated async function per recruiter channel, answering IpcResult values like the
-// core handlers (handlers.ts): arguments are checked first, failures become IpcErrors through
-// toIpcError (422 field errors pass through as fieldErrors), and every message is redacted of
-// both the recruiter and the delivery keys. No Electron import: the same handlers back the app
-// and the browser test bridge.
+// One checked async function per recruiter channel, answering IpcResult values through the
+// same wrapper as the core handlers (handlers.ts): arguments are parsed first, failures become
+// IpcErrors through toIpcError (422 field errors pass through as fieldErrors), and every
+// message is redacted of both the recruiter and the delivery keys. No Electron import: the
+// same handlers back the app and the browser test bridge.
 import { isApiError } from '../api/errors';
 import type { DataChampSearchFilters } from '../../src-shared/recruiter-api';
-import type { SecretStore } from '../secrets/secret-store';
-import type { SettingsStore } from '../settings/settings-store';
-import type { IpcError, IpcResult } from './contract';
-import { RecruiterConnection, type RecruiterCredentials } from './recruiter-connection';
-import type { ChampSearchArg, RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-contract';
-import { recruiterValidators } from './recruiter-validate';
+import type { RecruiterConnection } from '../app/recruiter-connection';
+import type { IpcError, IpcResult } from '../../src-shared/ipc-contract';
+import {
+  recruiterArgSchemas, type ChampSearchArg, type RecruiterArgs, type RecruiterInvokeChannel, type RecruiterInvokeChannels,
+} from '../../src-shared/recruiter-ipc-contract';
+import { handle } from './handle';
 import { toIpcError } from './to-ipc-error';
-import type { RecruiterClient } from '../api/recruiter-client';
 
 export interface RecruiterHandlerDeps {
-  secrets: SecretStore;
-  settings: SettingsStore;
-  secretStoreWarning?: string;
+  recruiter: RecruiterConnection;
   /** Other secrets to scrub from messages (the delivery key). */
   otherSecretsToRedact?: () => readonly string[];
-  /** Shared when the caller needs to close it on quit; created here when absent. */
-  recruiter?: RecruiterConnection;
-  createClient?: (credentials: RecruiterCredentials) => RecruiterClient;
   log?: (message: string, error: unknown) => void;
 }
 
@@ -30,7 +24,7 @@ export type RecruiterHandlers = {
   [C in RecruiterInvokeChannel]: (arg: unknown) => Promise<IpcResult<RecruiterInvokeChannels[C]['result']>>;
 };
 
-type Impl = { [C in RecruiterInvokeChannel]: (arg: RecruiterInvokeChannels[C]['arg']) => Promise<RecruiterInvokeChannels[C]['result']> };
+type Impl = { [C in RecruiterInvokeChannel]: (arg: RecruiterArgs[C]) => Promise<RecruiterInvokeChannels[C]['result']> };
 
 /** The scope each call needs (spec: Endpoints) and what it does, for a forbidden message people can act on. */
 const NEEDS: { [C in RecruiterInvokeChannel]?: { scope: string; action: string } } = {
@@ -87,14 +81,7 @@ function toSearchFilters(arg: ChampSearchArg): DataChampSearchFilters {
 }
 
 export function createRecruiterHandlers(deps: RecruiterHandlerDeps): RecruiterHandlers {
-  const recruiter =
-    deps.recruiter ??
-    new RecruiterConnection({
-      secrets: deps.secrets,
-      settings: deps.settings,
-      ...(deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {}),
-      ...(deps.createClient ? { createClient: deps.createClient } : {}),
-    });
+  const { recruiter } = deps;
   const client = () => recruiter.recruiterClient();
 
   const impl: Impl = {
@@ -139,19 +126,9 @@ export function createRecruiterHandlers(deps: RecruiterHandlerDeps): RecruiterHa
     return error;
   };
 
-  const wrap = <C extends RecruiterInvokeChannel>(channel: C) => {
-    const validate = recruiterValidators[channel] as (arg: unknown) => RecruiterInvokeChannels[C]['arg'];
-    const run = impl[channel] as (arg: RecruiterInvokeChannels[C]['arg']) => Promise<RecruiterInvokeChannels[C]['result']>;
-    return async (arg: unknown): Promise<IpcResult<RecruiterInvokeChannels[C]['result']>> => {
-      try {
-        return { ok: true, value: await run(validate(arg)) };
-      } catch (e) {
-        return { ok: false, error: toError(channel, e) };
-      }
-    };
-  };
-
   const handlers = {} as Record<RecruiterInvokeChannel, (arg: unknown) => Promise<IpcResult<unknown>>>;
-  for (const channel of Object.keys(impl) as RecruiterInvokeChannel[]) handlers[channel] = wrap(channel);
+  for (const channel of Object.keys(impl) as RecruiterInvokeChannel[]) {
+    handlers[channel] = handle(recruiterArgSchemas[channel], impl[channel] as (arg: unknown) => Promise<unknown>, (e) => toError(channel, e));
+  }
   return handlers as RecruiterHandlers;
 }

@@ -5,8 +5,10 @@
 import { BaseUrlError } from '../api/base-url';
 import { isApiError, type ApiErrorKind } from '../api/errors';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
+import { AppError, type AppErrorKind } from '../app/app-error';
+import { UnsafeExternalUrlError } from '../app/security';
 import { SettingsError } from '../settings/settings-store';
-import type { IpcError, IpcErrorKind } from './contract';
+import type { IpcError, IpcErrorKind } from '../../src-shared/ipc-contract';
 import { IpcFailure } from './ipc-failure';
 
 const API_KIND_TO_IPC: Record<ApiErrorKind, IpcErrorKind> = {
@@ -25,6 +27,14 @@ const API_KIND_TO_IPC: Record<ApiErrorKind, IpcErrorKind> = {
   aborted: 'network',
 };
 
+const APP_KIND_TO_IPC: Record<AppErrorKind, IpcErrorKind> = {
+  not_connected: 'not_connected',
+  busy: 'busy',
+  no_folder: 'no_folder',
+  base_url: 'base_url',
+  refused: 'invalid_argument',
+};
+
 export function redact(message: string, secrets: readonly string[]): string {
   let out = message;
   for (const secret of secrets) {
@@ -37,6 +47,10 @@ export function toIpcError(error: unknown, secrets: readonly string[], log: (mes
   let result: IpcError;
   if (error instanceof IpcFailure) {
     result = error.toIpcError();
+  } else if (error instanceof AppError) {
+    result = { kind: APP_KIND_TO_IPC[error.kind], message: error.message };
+  } else if (error instanceof UnsafeExternalUrlError) {
+    result = { kind: 'invalid_argument', message: error.message };
   } else if (isApiError(error)) {
     result = { kind: API_KIND_TO_IPC[error.kind], message: error.message };
     if (error.fieldErrors) result.fieldErrors = error.fieldErrors;

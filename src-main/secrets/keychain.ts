@@ -33,9 +33,9 @@ export function createKeychainStore(): SecretStore {
   const kt = () => (keytar ??= loadKeytar());
   return {
     kind: 'keychain',
-    get: (baseUrl) => guard('read', () => kt().getPassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT)),
-    set: (baseUrl, apiKey) => guard('write', () => kt().setPassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT, apiKey)),
-    delete: (baseUrl) => guard('delete', () => kt().deletePassword(keychainService(baseUrl), KEYCHAIN_ACCOUNT)),
+    get: (baseUrl, entry = KEYCHAIN_ACCOUNT) => guard('read', () => kt().getPassword(keychainService(baseUrl), entry)),
+    set: (baseUrl, apiKey, entry = KEYCHAIN_ACCOUNT) => guard('write', () => kt().setPassword(keychainService(baseUrl), entry, apiKey)),
+    delete: (baseUrl, entry = KEYCHAIN_ACCOUNT) => guard('delete', () => kt().deletePassword(keychainService(baseUrl), entry)),
   };
 }
 

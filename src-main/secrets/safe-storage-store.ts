@@ -3,7 +3,7 @@
 // boundary; the real object is electron's `safeStorage`.
 import { mkdir, readFile, rename, writeFile, chmod } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { keychainService, SecretStoreUnavailableError, type SecretStore } from './secret-store';
+import { secretName, SecretStoreUnavailableError, type SecretStore } from './secret-store';
 
 export interface SafeStorageLike {
   isEncryptionAvailable(): boolean;
@@ -24,7 +24,7 @@ export function safeStorageUnusableReason(safeStorage: SafeStorageLike, platform
   return null;
 }
 
-type FileContent = Record<string, string>; // keychainService(baseUrl) -> base64 ciphertext
+type FileContent = Record<string, string>; // secretName(baseUrl, entry) -> base64 ciphertext
 
 async function readAll(file: string): Promise<FileContent> {
   let text: string;
@@ -66,9 +66,9 @@ export function createSafeStorageStore(safeStorage: SafeStorageLike, file: strin
   };
   return {
     kind: 'safe-storage',
-    get: (baseUrl) =>
+    get: (baseUrl, entry) =>
       exclusive(async () => {
-        const sealed = (await readAll(file))[keychainService(baseUrl)];
+        const sealed = (await readAll(file))[secretName(baseUrl, entry)];
         if (sealed === undefined) return null;
         try {
           return safeStorage.decryptString(Buffer.from(sealed, 'base64'));
@@ -76,16 +76,16 @@ export function createSafeStorageStore(safeStorage: SafeStorageLike, file: strin
           throw new SecretStoreUnavailableError('A stored key could not be decrypted (the OS key may have changed); connect again.', { cause: e });
         }
       }),
-    set: (baseUrl, apiKey) =>
+    set: (baseUrl, apiKey, entry) =>
       exclusive(async () => {
         const all = await readAll(file);
-        all[keychainService(baseUrl)] = safeStorage.encryptString(apiKey).toString('base64');
+        all[secretName(baseUrl, entry)] = safeStorage.encryptString(apiKey).toString('base64');
         await writeAll(file, all);
       }),
-    delete: (baseUrl) =>
+    delete: (baseUrl, entry) =>
       exclusive(async () => {
         const all = await readAll(file);
-        const name = keychainService(baseUrl);
+        const name = secretName(baseUrl, entry);
         if (!(name in all)) return false;
         delete all[name];
         await writeAll(file, all);

@@ -1,14 +1,16 @@
-// One interface for wherever API keys live. Keys are stored per base URL so a delivery key
-// and a recruiter key (or two services) never overwrite each other.
+// One interface for wherever API keys live. Keys are stored per base URL and, within it, per
+// entry: the app keeps one entry per account (client) of a service, so two accounts on one
+// service, a delivery key and a recruiter key never overwrite each other. Without an entry
+// name the base URL's own entry is used (the CLI's `login`, and keys stored by older versions).
 
 export type SecretStoreKind = 'keychain' | 'safe-storage' | 'memory';
 
 export interface SecretStore {
   readonly kind: SecretStoreKind;
-  get(baseUrl: string): Promise<string | null>;
-  set(baseUrl: string, apiKey: string): Promise<void>;
+  get(baseUrl: string, entry?: string): Promise<string | null>;
+  set(baseUrl: string, apiKey: string, entry?: string): Promise<void>;
   /** Resolves true when a key was there to delete. */
-  delete(baseUrl: string): Promise<boolean>;
+  delete(baseUrl: string, entry?: string): Promise<boolean>;
 }
 
 export class SecretStoreUnavailableError extends Error {
@@ -18,9 +20,15 @@ export class SecretStoreUnavailableError extends Error {
   }
 }
 
-/** The keychain service name for a base URL; the account is always "api-key". */
+/** The keychain service name for a base URL. */
 export function keychainService(baseUrl: string): string {
   return `dataset-sync:${baseUrl.replace(/\/+$/, '')}`;
 }
 
+/** The keychain account name of the base URL's own entry. */
 export const KEYCHAIN_ACCOUNT = 'api-key';
+
+/** One name per (base URL, entry) for stores that keep a flat map; the base URL's own entry keeps its old name. */
+export function secretName(baseUrl: string, entry?: string): string {
+  return entry === undefined ? keychainService(baseUrl) : `${keychainService(baseUrl)}#${entry}`;
+}

@@ -1,18 +1,31 @@
 // One small interface over the settings file, whichever library backs it (electron-store in
 // the app, conf in Node). Both libraries share conf's API, so one wrapper serves both.
+// Accounts (service base URL + the client its key belongs to) are listed here; dataset folders
+// are kept per account and collection, so two services' collection 1 never share a folder.
 import { isAbsolute } from 'node:path';
-import type { CollectionDatasetSettings, SettingsPatch, SettingsView } from '../ipc/contract';
-import type { StoredSettings } from './schema';
+import type { Account, CollectionDatasetSettings, SettingsPatch, SettingsView, StoredSettings } from '../../src-shared/settings';
+import { newAccountId } from './migrate';
 
 export interface SettingsStore {
   view(): SettingsView;
   update(patch: SettingsPatch): SettingsView;
+  accounts(): Account[];
+  activeAccount(): Account | null;
+  /** Adds the account, or replaces the one with its id. */
+  saveAccount(account: Account): void;
+  setActiveAccount(accountId: string | null): void;
+  /**
+   * Makes `baseUrl` the active account's address, adding an account whose client is not yet
+   * known when none has it (a demo or test that pre-sets the service); null: none active.
+   */
   setBaseUrl(baseUrl: string | null): void;
   recruiterBaseUrl(): string | null;
   setRecruiterBaseUrl(baseUrl: string | null): void;
-  collectionDataset(collectionId: number): CollectionDatasetSettings | null;
+  /** The account's dataset folders, keyed by collection id. */
+  datasets(accountId: string): Record<string, CollectionDatasetSettings>;
+  collectionDataset(accountId: string, collectionId: number): CollectionDatasetSettings | null;
   /** null removes the collection's folder choice. */
-  setCollectionDataset(collectionId: number, dataset: CollectionDatasetSettings | null): void;
+  setCollectionDataset(accountId: string, collectionId: number, dataset: CollectionDatasetSettings | null): void;
   /** Where the settings live on disk (for tests and diagnostics). */
   readonly path: string;
 }
@@ -31,6 +44,8 @@ export class SettingsError extends Error {
   }
 }
 
+export const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
 function checkDataset(dataset: CollectionDatasetSettings): CollectionDatasetSettings {
   if (!isAbsolute(dataset.dest)) throw new SettingsError(`The dataset folder must be an absolute path, got "${dataset.dest}".`);
   if (dataset.consentsDir !== undefined && !isAbsolute(dataset.consentsDir)) {
@@ -48,13 +63,27 @@ export function wrapConf(conf: ConfLike): SettingsStore {
       throw new SettingsError(`The settings could not be saved (${conf.path}): ${(e as Error).message}`, { cause: e });
     }
   };
-  const view = (): SettingsView => ({
-    baseUrl: conf.get('baseUrl'),
-    concurrency: conf.get('concurrency'),
-    autoSyncMinutes: conf.get('autoSyncMinutes'),
-    excludeGold: conf.get('excludeGold'),
-    collections: { ...conf.get('collections') },
-  });
+  const accounts = () => conf.get('accounts').map((a) => ({ ...a }));
+  const activeAccount = () => accounts().find((a) => a.id === conf.get('activeAccountId')) ?? null;
+  const datasets = (accountId: string) => ({ ...conf.get('datasets')[accountId] });
+  const view = (): SettingsView => {
+    const active = activeAccount();
+    return {
+      accounts: accounts(),
+      activeAccountId: active?.id ?? null,
+      concurrency: conf.get('concurrency'),
+      autoSyncMinutes: conf.get('autoSyncMinutes'),
+      excludeGold: conf.get('excludeGold'),
+      collections: active ? datasets(active.id) : {},
+    };
+  };
+  const saveAccount = (account: Account) => {
+    const list = accounts();
+    const at = list.findIndex((a) => a.id === account.id);
+    if (at >= 0) list[at] = account;
+    else list.push(account);
+    write({ accounts: list });
+  };
   return {
     path: conf.path,
     view,
@@ -66,17 +95,33 @@ export function wrapConf(conf: ConfLike): SettingsStore {
       if (Object.keys(values).length > 0) write(values);
       return view();
     },
-    setBaseUrl: (baseUrl) => write({ baseUrl }),
+    accounts,
+    activeAccount,
+    saveAccount,
+    setActiveAccount(accountId) {
+      if (accountId !== null && !accounts().some((a) => a.id === accountId)) throw new SettingsError(`There is no account "${accountId}".`);
+      write({ activeAccountId: accountId });
+    },
+    setBaseUrl(baseUrl) {
+      if (baseUrl === null) return write({ activeAccountId: null });
+      const active = activeAccount();
+      const account = active && sameUrl(active.baseUrl, baseUrl) ? active : (accounts().find((a) => sameUrl(a.baseUrl, baseUrl)) ?? { id: newAccountId(), baseUrl, client: null });
+      saveAccount(account);
+      write({ activeAccountId: account.id });
+    },
     recruiterBaseUrl: () => conf.get('recruiterBaseUrl'),
     setRecruiterBaseUrl: (recruiterBaseUrl) => write({ recruiterBaseUrl }),
-    collectionDataset(collectionId) {
-      return conf.get('collections')[String(collectionId)] ?? null;
+    datasets,
+    collectionDataset(accountId, collectionId) {
+      return conf.get('datasets')[accountId]?.[String(collectionId)] ?? null;
     },
-    setCollectionDataset(collectionId, dataset) {
-      const collections = { ...conf.get('collections') };
-      if (dataset === null) delete collections[String(collectionId)];
-      else collections[String(collectionId)] = checkDataset(dataset);
-      write({ collections });
+    setCollectionDataset(accountId, collectionId, dataset) {
+      const all = { ...conf.get('datasets') };
+      const forAccount = { ...all[accountId] };
+      if (dataset === null) delete forAccount[String(collectionId)];
+      else forAccount[String(collectionId)] = checkDataset(dataset);
+      all[accountId] = forAccount;
+      write({ datasets: all });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { IpcError } from '../../src-main/ipc/contract';
+import type { IpcError } from '../../src-shared/ipc-contract';
 import { useCollections } from '../stores/collections';
 import { useSettings } from '../stores/settings';
 import { ErrorMessage } from './ErrorMessage';

@@ -1,4 +1,4 @@
-import type { IpcError } from '../../src-main/ipc/contract';
+import type { IpcError } from '../../src-shared/ipc-contract';
 
 /** A failure as a sentence for people plus the specific detail main reported. */
 export function ErrorMessage({ error, summary }: { error: IpcError; summary?: string }) {

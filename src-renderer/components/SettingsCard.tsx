@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
+import { concurrencySchema } from '../../src-shared/settings';
 import { useSettings } from '../stores/settings';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -13,6 +14,8 @@ export function SettingsCard() {
   const settings = useSettings((s) => s.settings);
   const error = useSettings((s) => s.error);
   const { load, update } = useSettings.getState();
+  // The same declaration main enforces: the form says why a value is refused instead of reverting.
+  const [concurrencyProblem, setConcurrencyProblem] = useState<string | null>(null);
 
   useEffect(() => {
     if (!settings) void load();
@@ -27,14 +30,21 @@ export function SettingsCard() {
           <span>Parallel downloads</span>
           <input
             type="number"
-            min={1}
-            max={16}
-            value={settings.concurrency}
+            min={concurrencySchema.minValue ?? undefined}
+            max={concurrencySchema.maxValue ?? undefined}
+            defaultValue={settings.concurrency}
+            aria-invalid={concurrencyProblem !== null}
             onChange={(e) => {
-              const n = Number(e.target.value);
-              if (Number.isInteger(n) && n >= 1 && n <= 16) void update({ concurrency: n });
+              const parsed = concurrencySchema.safeParse(e.target.value === '' ? undefined : Number(e.target.value));
+              setConcurrencyProblem(parsed.success ? null : `Parallel downloads ${parsed.error.issues[0]?.message ?? 'is not valid.'}`);
+              if (parsed.success) void update({ concurrency: parsed.data });
             }}
           />
+          {concurrencyProblem && (
+            <span className="error" role="alert">
+              {concurrencyProblem}
+            </span>
+          )}
         </label>
         <label className="field">
           <span>Automatic sync</span>

@@ -17,8 +17,10 @@ function PathList({ title, paths, tone }: { title: string; paths: string[]; tone
   );
 }
 
-export function VerifyReportView({ report }: { report: VerifyReport }) {
+/** `onRepair` (absent while a sync runs) offers to download the missing and changed files again. */
+export function VerifyReportView({ report, onRepair }: { report: VerifyReport; onRepair?: () => void }) {
   const clean = report.missing.length === 0 && report.changed.length === 0 && report.extra.length === 0;
+  const damaged = report.missing.length + report.changed.length;
   return (
     <div className="verify-report" data-testid="verify-report">
       <p className={clean ? 'tone-ok' : 'tone-warn'} role="status">
@@ -28,6 +30,14 @@ export function VerifyReportView({ report }: { report: VerifyReport }) {
       <PathList title="Missing" paths={report.missing} tone="bad" />
       <PathList title="Changed" paths={report.changed} tone="bad" />
       <PathList title="Extra (not in the manifest)" paths={report.extra} tone="warn" />
+      {damaged > 0 && (
+        <div className="actions">
+          <button type="button" className="primary" onClick={onRepair} disabled={!onRepair}>
+            Repair {damaged === 1 ? '1 file' : `${damaged} files`}
+          </button>
+          {report.extra.length > 0 && <span className="muted">Extra files are kept.</span>}
+        </div>
+      )}
     </div>
   );
 }

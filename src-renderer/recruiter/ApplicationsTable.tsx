@@ -1,7 +1,7 @@
 // A job's applications with the actions each one allows; hiring asks first, rejecting asks for
 // an optional reason, and what was done shows in the job's notice.
 import { useRef, useState, type FormEvent } from 'react';
-import type { Application, JobDetail } from '../../src-main/ipc/recruiter-contract';
+import type { Application, JobDetail } from '../../src-shared/recruiter-ipc-contract';
 import { ApplicationStatusBadge } from './Badges';
 import { ConfirmDialog, Dialog } from './Dialog';
 import { keepingFocus } from './focus';

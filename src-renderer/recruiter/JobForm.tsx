@@ -2,7 +2,7 @@
 // errors land on the same fields, and errors about anything else (e.g. the job's state) show
 // above the buttons.
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import type { IpcError } from '../../src-main/ipc/contract';
+import type { IpcError } from '../../src-shared/ipc-contract';
 import { ErrorMessage } from '../components/ErrorMessage';
 import {
   changedFields, checkDraft, draftOf, EMPTY_DRAFT, humanize, JOB_FIELDS, JOB_LIMITS, JOB_TYPE_OPTIONS, LOCATION_TYPE_OPTIONS, placeFieldErrors,

@@ -1,7 +1,7 @@
 // The job's state moves, each offered only where the service allows it (and disabled, with the
 // reason, when the key lacks jobs:write); closing asks first because it is permanent.
 import { useRef, useState } from 'react';
-import type { JobDetail } from '../../src-main/ipc/recruiter-contract';
+import type { JobDetail } from '../../src-shared/recruiter-ipc-contract';
 import { ConfirmDialog } from './Dialog';
 import { keepingFocus } from './focus';
 import { canEditJob, legalJobMoves, type JobMove } from './rules';

@@ -3,7 +3,7 @@ import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
-import type { CollectionListItem } from '../../src-main/ipc/contract';
+import type { CollectionListItem } from '../../src-shared/ipc-contract';
 
 export function CollectionsScreen() {
   const list = useCollections((s) => s.list);

@@ -1,9 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { describeConnectError, useConnection } from '../stores/connection';
 import { useNavigation } from '../stores/navigation';
-import { useCollections } from '../stores/collections';
 import { useSettings } from '../stores/settings';
-import type { ConnectionInfo, SecretStoreKind } from '../../src-main/ipc/contract';
+import type { Account, ConnectionInfo, SecretStoreKind, SettingsView } from '../../src-shared/ipc-contract';
 
 const STORE_NAMES: Record<SecretStoreKind, string> = {
   keychain: 'OS keychain',
@@ -11,17 +10,37 @@ const STORE_NAMES: Record<SecretStoreKind, string> = {
   memory: 'Memory only (forgotten when the app quits)',
 };
 
+function activeBaseUrl(settings: SettingsView | null): string | null {
+  return settings?.accounts.find((a) => a.id === settings.activeAccountId)?.baseUrl ?? null;
+}
+
+function accountLabel(account: Account): string {
+  let where = account.baseUrl;
+  try {
+    const url = new URL(account.baseUrl);
+    where = url.host;
+  } catch {
+    // Shown as stored.
+  }
+  return `${account.client?.name ?? 'Account not checked yet'} · ${where}`;
+}
+
 export function ConnectForm({ replacing }: { replacing: boolean }) {
-  const savedBaseUrl = useSettings((s) => s.settings?.baseUrl ?? null);
+  const savedBaseUrl = useSettings((s) => activeBaseUrl(s.settings));
   const currentBaseUrl = useConnection((s) => s.info?.baseUrl ?? null);
   const [baseUrl, setBaseUrl] = useState(currentBaseUrl ?? savedBaseUrl ?? 'https://');
+  const [edited, setEdited] = useState(false);
   const [apiKey, setApiKey] = useState('');
   const busy = useConnection((s) => s.busy);
   const error = useConnection((s) => s.error);
   const connect = useConnection((s) => s.connect);
   const go = useNavigation((s) => s.go);
-  const resetCollections = useCollections((s) => s.reset);
   const [attemptedUrl, setAttemptedUrl] = useState('');
+
+  // The active account's address arrives with the settings (or changes with the account picker).
+  useEffect(() => {
+    if (!edited && !currentBaseUrl && savedBaseUrl) setBaseUrl(savedBaseUrl);
+  }, [edited, currentBaseUrl, savedBaseUrl]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -29,10 +48,7 @@ export function ConnectForm({ replacing }: { replacing: boolean }) {
     const ok = await connect(baseUrl, apiKey);
     // The key leaves the renderer's memory as soon as main holds it.
     setApiKey('');
-    if (ok) {
-      resetCollections();
-      go({ screen: 'collections' });
-    }
+    if (ok) go({ screen: 'collections' });
   };
 
   return (
@@ -46,7 +62,10 @@ export function ConnectForm({ replacing }: { replacing: boolean }) {
           name="baseUrl"
           required
           value={baseUrl}
-          onChange={(e) => setBaseUrl(e.target.value)}
+          onChange={(e) => {
+            setEdited(true);
+            setBaseUrl(e.target.value);
+          }}
           placeholder="https://example.com/api/v1/partner"
           autoComplete="url"
           spellCheck={false}
@@ -120,6 +139,42 @@ function AccountDetails({ info }: { info: ConnectionInfo }) {
           Forget key
         </button>
       </div>
+    </section>
+  );
+}
+
+/**
+ * Every account the app knows (service + client). Dataset folders and history belong to one
+ * account, so switching shows that account's collections; without a stored key the connect
+ * form asks for it.
+ */
+export function AccountPicker() {
+  const settings = useSettings((s) => s.settings);
+  const activeId = useConnection((s) => s.info?.accountId) ?? settings?.activeAccountId ?? '';
+  const busy = useConnection((s) => s.busy);
+  const switchAccount = useConnection((s) => s.switchAccount);
+  const go = useNavigation((s) => s.go);
+  if (!settings || settings.accounts.length < 2) return null;
+  return (
+    <section className="card accounts" aria-labelledby="accounts-title">
+      <h2 id="accounts-title">Accounts</h2>
+      <label className="field">
+        <span>Account</span>
+        <select
+          value={activeId}
+          disabled={busy}
+          onChange={(e) => {
+            void switchAccount(e.target.value).then(() => go({ screen: 'collections' }));
+          }}
+        >
+          {settings.accounts.map((a) => (
+            <option key={a.id} value={a.id}>
+              {accountLabel(a)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p className="muted">Each account keeps its own dataset folders and sync history.</p>
     </section>
   );
 }

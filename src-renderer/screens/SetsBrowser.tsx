@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { CollectionDetail, Participant, SetRecord, SetsPage } from '../../src-shared/delivery-api';
-import type { IpcError } from '../../src-main/ipc/contract';
+import type { IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes, formatDateTime, humanize, shortHash } from '../format';

@@ -15,7 +15,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const history = useSync((s) => s.history[collectionId]);
   const actionError = useSync((s) => s.actionError[collectionId] ?? null);
   const verify = useSync((s) => s.verify[collectionId]);
-  const { start, cancel, loadHistory, runVerify } = useSync.getState();
+  const { start, cancel, loadHistory, runVerify, repair } = useSync.getState();
   const dest = useDatasetFolder(collectionId);
   const loadList = useCollections((s) => s.loadList);
 
@@ -84,7 +84,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
           </details>
         )}
         {verify?.error && <ErrorMessage error={verify.error} summary="Verify failed." />}
-        {verify?.report && <VerifyReportView report={verify.report} />}
+        {verify?.report && <VerifyReportView report={verify.report} {...(view.running ? {} : { onRepair: () => void repair(collectionId) })} />}
       </section>
       <section className="card" aria-labelledby="files-title">
         <h3 id="files-title">Files</h3>

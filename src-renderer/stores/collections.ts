@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CollectionListItem, IpcError } from '../../src-main/ipc/contract';
+import type { CollectionListItem, IpcError } from '../../src-shared/ipc-contract';
 import type { CollectionDetail } from '../../src-shared/delivery-api';
 import { invoke } from '../api';
 

@@ -1,6 +1,9 @@
 import { create } from 'zustand';
-import type { ConnectionInfo, IpcError } from '../../src-main/ipc/contract';
+import type { ConnectionInfo, IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
+import { useCollections } from './collections';
+import { useSettings } from './settings';
+import { useSync } from './sync';
 
 export type ConnectionStatus = 'unknown' | 'checking' | 'connected' | 'disconnected';
 
@@ -13,6 +16,15 @@ interface ConnectionStore {
   load(): Promise<void>;
   connect(baseUrl: string, apiKey: string): Promise<boolean>;
   forget(): Promise<void>;
+  /** Makes another known account the active one; without a stored key for it, the connect form shows. */
+  switchAccount(accountId: string): Promise<void>;
+}
+
+/** Another account's collections, folders and syncs must not linger on screen. */
+function accountChanged(): void {
+  useCollections.getState().reset();
+  useSync.getState().reset();
+  void useSettings.getState().load();
 }
 
 export const useConnection = create<ConnectionStore>((set) => ({
@@ -33,6 +45,7 @@ export const useConnection = create<ConnectionStore>((set) => ({
     const result = await invoke('connection:connect', { baseUrl: baseUrl.trim(), apiKey: apiKey.trim() });
     if (result.ok) {
       set({ busy: false, status: 'connected', info: result.value, error: null });
+      accountChanged();
       return true;
     }
     set({ busy: false, error: result.error });
@@ -42,8 +55,18 @@ export const useConnection = create<ConnectionStore>((set) => ({
   async forget() {
     set({ busy: true });
     const result = await invoke('connection:forget', undefined);
-    if (result.ok) set({ busy: false, status: 'disconnected', info: null, error: null });
-    else set({ busy: false, error: result.error });
+    if (result.ok) {
+      set({ busy: false, status: 'disconnected', info: null, error: null });
+      accountChanged();
+    } else set({ busy: false, error: result.error });
+  },
+
+  async switchAccount(accountId) {
+    set({ busy: true, error: null });
+    const result = await invoke('accounts:switch', { accountId });
+    if (result.ok) set({ busy: false, status: result.value ? 'connected' : 'disconnected', info: result.value, error: null });
+    else set({ busy: false, status: 'disconnected', info: null, error: result.error });
+    accountChanged();
   },
 }));
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { EventChannels } from '../../src-main/ipc/contract';
+import type { EventChannels } from '../../src-shared/ipc-contract';
 
 export type Notice = EventChannels['notice'] & { id: number };
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { IpcError, SettingsPatch, SettingsView } from '../../src-main/ipc/contract';
+import type { IpcError, SettingsPatch, SettingsView } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 
 export type ThemeChoice = 'system' | 'light' | 'dark';

@@ -1,7 +1,8 @@
-// View state of syncs, one entry per collection. The engine's state of record is on disk in
-// main; this store only folds the batched `sync:events` into rows and an aggregate to show.
+// View state of syncs, one entry per collection of the active account. The engine's state of
+// record is on disk in main; this store only folds the batched `sync:events` into rows and an
+// aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, SyncRunState } from '../../src-main/ipc/contract';
+import type { IpcError, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
 import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
@@ -65,10 +66,14 @@ interface SyncStore {
   applyEvents(collectionId: number, events: SyncEvent[]): void;
   applyRunState(state: SyncRunState): void;
   start(collectionId: number, full?: boolean): Promise<void>;
+  /** Downloads again what the last verify found missing or changed; shows like a sync. */
+  repair(collectionId: number): Promise<void>;
   cancel(collectionId: number): Promise<void>;
   refreshState(collectionId: number): Promise<void>;
   loadHistory(collectionId: number): Promise<void>;
   runVerify(collectionId: number): Promise<void>;
+  /** Forgets every collection's view (another account is now active). */
+  reset(): void;
 }
 
 function emptyCounts(): Record<FileState, number> {
@@ -224,6 +229,16 @@ export const useSync = create<SyncStore>((set, get) => {
   const setView = (collectionId: number, next: CollectionSyncView) => set((s) => ({ byCollection: { ...s.byCollection, [collectionId]: next } }));
   const setActionError = (collectionId: number, error: IpcError | null) => set((s) => ({ actionError: { ...s.actionError, [collectionId]: error } }));
 
+  /** Starts a run (sync or repair) and shows its state. */
+  const begin = async (collectionId: number, run: () => Promise<IpcResult<SyncRunState>>) => {
+    setActionError(collectionId, null);
+    // A verify report describes the dataset before this run; it would mislead once files change.
+    set((s) => ({ verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } }));
+    const result = await run();
+    if (result.ok) get().applyRunState(result.value);
+    else setActionError(collectionId, result.error);
+  };
+
   return {
     byCollection: {},
     history: {},
@@ -254,12 +269,11 @@ export const useSync = create<SyncStore>((set, get) => {
     },
 
     async start(collectionId, full = false) {
-      setActionError(collectionId, null);
-      // A verify report describes the dataset before this run; it would mislead once files change.
-      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } }));
-      const result = await invoke('sync:start', { collectionId, full });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
+      await begin(collectionId, () => invoke('sync:start', { collectionId, full }));
+    },
+
+    async repair(collectionId) {
+      await begin(collectionId, () => invoke('sync:repair', { collectionId }));
     },
 
     async cancel(collectionId) {
@@ -280,6 +294,10 @@ export const useSync = create<SyncStore>((set, get) => {
         const sorted = [...result.value].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
         set((s) => ({ history: { ...s.history, [collectionId]: sorted } }));
       }
+    },
+
+    reset() {
+      set({ byCollection: {}, history: {}, verify: {}, actionError: {} });
     },
 
     async runVerify(collectionId) {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { CONTENT_SECURITY_POLICY } from '../../src-main/app/security';
-import type { EventChannels, SyncRunState } from '../../src-main/ipc/contract';
+import type { EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import { injectBridgeClient, startBridge, type Bridge } from '../../scripts/web-bridge/server';
 
 let root: string;

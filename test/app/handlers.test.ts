@@ -1,13 +1,14 @@
 // The IPC handlers against the real reference service over loopback HTTP, with real files:
 // connection, collections, sets, a full batched sync, cancel, history, verify, scheduler.
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { startReferenceService, type RunningService } from '../../src-service/index';
-import { createMainServices, type MainServices } from '../../src-main/app/services';
-import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-main/ipc/contract';
+import { keyEntryOf } from '../../src-main/app/connection';
+import { createMainServices, type MainServices } from '../../src-main/ipc/services';
+import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import type { SecretStore } from '../../src-main/secrets/secret-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
@@ -61,6 +62,13 @@ async function harness(): Promise<Harness> {
 }
 
 /** Calls a handler and records the raw result, so the key-leak check can scan everything. */
+/** The active account; folders and keys are kept per account. */
+function account(h: Harness) {
+  const active = h.settings.activeAccount();
+  if (!active) throw new Error('no active account');
+  return active;
+}
+
 async function call<T>(h: Harness, channel: keyof MainServices['handlers'], arg?: unknown): Promise<IpcResult<T>> {
   const result = (await h.services.handlers[channel](arg)) as IpcResult<T>;
   h.results.push(JSON.parse(JSON.stringify(result)));
@@ -69,7 +77,7 @@ async function call<T>(h: Harness, channel: keyof MainServices['handlers'], arg?
 
 async function value<T>(h: Harness, channel: keyof MainServices['handlers'], arg?: unknown): Promise<T> {
   const result = await call<T>(h, channel, arg);
-  if (!result.ok) throw new Error(`${channel} failed: ${result.error.kind}: ${result.error.message}`);
+  if (!result.ok) throw new Error(`${String(channel)} failed: ${result.error.kind}: ${result.error.message}`);
   return result.value;
 }
 
@@ -116,7 +124,7 @@ describe('connection', () => {
   it('connects with a good key and returns what /me says, never the key', async () => {
     const h = await harness();
     harnesses.push(h);
-    const info = await value<{ baseUrl: string; client: { name: string }; apiKey: { prefix: string; scopes: string[] }; secretStore: string; secretStoreWarning?: string }>(
+    const info = await value<{ accountId: string; baseUrl: string; client: { id: number; name: string }; apiKey: { prefix: string; scopes: string[] }; secretStore: string; secretStoreWarning?: string }>(
       h,
       'connection:connect',
       { baseUrl: `${service.deliveryBaseUrl}/`, apiKey },
@@ -126,9 +134,10 @@ describe('connection', () => {
     expect(apiKey.startsWith(info.apiKey.prefix)).toBe(true);
     expect(info.secretStore).toBe('memory');
     expect(JSON.stringify(info)).not.toContain(apiKey);
-    // Stored: the key in the secret store, the base URL (only) in settings.
-    expect(await h.secrets.get(service.deliveryBaseUrl)).toBe(apiKey);
-    expect(h.settings.view().baseUrl).toBe(service.deliveryBaseUrl);
+    // Stored: the key in the account's own secret-store entry, the account (only) in settings.
+    expect(account(h)).toEqual({ id: info.accountId, baseUrl: service.deliveryBaseUrl, client: { id: info.client.id, name: info.client.name } });
+    expect(await h.secrets.get(service.deliveryBaseUrl, keyEntryOf(account(h)))).toBe(apiKey);
+    expect(await h.secrets.get(service.deliveryBaseUrl)).toBeNull();
     expect(await readFile(h.settings.path, 'utf8')).not.toContain(apiKey);
     expect(await value(h, 'connection:get')).toEqual(info);
   });
@@ -150,7 +159,7 @@ describe('connection', () => {
       expect(JSON.stringify(result)).not.toContain(key);
     }
     expect(await h.secrets.get(service.deliveryBaseUrl)).toBeNull();
-    expect(h.settings.view().baseUrl).toBeNull();
+    expect(h.settings.view().accounts).toEqual([]);
     expect(await value(h, 'connection:get')).toBeNull();
   });
 
@@ -162,13 +171,14 @@ describe('connection', () => {
     expect(await h.secrets.get(service.deliveryBaseUrl)).toBeNull();
   });
 
-  it('forget removes the key; the base URL stays for reconnecting', async () => {
+  it('forget removes the key; the account (base URL) stays for reconnecting', async () => {
     const h = await connected();
     harnesses.push(h);
+    const before = account(h);
     expect(await value(h, 'connection:forget')).toBeNull();
-    expect(await h.secrets.get(service.deliveryBaseUrl)).toBeNull();
+    expect(await h.secrets.get(service.deliveryBaseUrl, keyEntryOf(before))).toBeNull();
     expect(await value(h, 'connection:get')).toBeNull();
-    expect(h.settings.view().baseUrl).toBe(service.deliveryBaseUrl);
+    expect(account(h)).toEqual(before);
     expect(await call(h, 'collections:list')).toMatchObject({ ok: false, error: { kind: 'not_connected' } });
   });
 });
@@ -220,10 +230,10 @@ describe('sync through the handlers', () => {
   it('picks a folder, syncs, batches events a few times a second, notifies and records history', async () => {
     h.nextFolder = dest;
     expect(await value(h, 'dataset:pickFolder', { collectionId })).toEqual({ dest });
-    expect(h.settings.collectionDataset(collectionId)).toEqual({ dest });
+    expect(h.settings.collectionDataset(account(h).id, collectionId)).toEqual({ dest });
     h.nextFolder = null;
     expect(await value(h, 'dataset:pickFolder', { collectionId })).toBeNull();
-    expect(h.settings.collectionDataset(collectionId)).toEqual({ dest });
+    expect(h.settings.collectionDataset(account(h).id, collectionId)).toEqual({ dest });
 
     // Each file answers a little late, so the sync spans several batch intervals.
     await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'latency', ms: 60 });
@@ -269,9 +279,30 @@ describe('sync through the handlers', () => {
     expect(report).toMatchObject({ filesChecked: 18, ok: 18, missing: [], changed: [] });
   });
 
+  it('repair downloads again what verify found missing or changed, and keeps extra files', async () => {
+    const [setDir] = await readdir(join(dest, 'sets'));
+    const files = (await readdir(join(dest, 'sets', setDir!))).filter((f) => f !== 'set.json').sort();
+    await rm(join(dest, 'sets', setDir!, files[0]!));
+    await writeFile(join(dest, 'sets', setDir!, files[1]!), 'not the recorded bytes');
+    await writeFile(join(dest, 'sets', setDir!, 'notes.txt'), 'mine');
+    const damaged = await value<{ missing: string[]; changed: string[]; extra: string[] }>(h, 'verify:run', { collectionId });
+    expect(damaged.missing).toHaveLength(1);
+    expect(damaged.changed).toHaveLength(1);
+
+    const before = finalState(h, collectionId).length;
+    expect(await value(h, 'sync:repair', { collectionId })).toMatchObject({ collectionId, running: true });
+    expect(await call(h, 'sync:repair', { collectionId })).toMatchObject({ ok: false, error: { kind: 'busy' } });
+    await until('the repair to finish', () => finalState(h, collectionId).length > before);
+    expect(finalState(h, collectionId).at(-1)?.payload).toMatchObject({ running: false, lastSummary: { exitCode: 0, filesDownloaded: 2 } });
+    const after = await value<{ ok: number; filesChecked: number; missing: string[]; changed: string[]; extra: string[] }>(h, 'verify:run', { collectionId });
+    expect(after).toMatchObject({ ok: 18, filesChecked: 18, missing: [], changed: [] });
+    expect(after.extra).toEqual([`sets/${setDir}/notes.txt`]);
+    await rm(join(dest, 'sets', setDir!, 'notes.txt'));
+  });
+
   it('cancel stops a running sync and keeps the rest for the next run', async () => {
     const slowDest = join(root, 'dataset-cancel');
-    h.settings.setCollectionDataset(collectionId, { dest: slowDest });
+    h.settings.setCollectionDataset(account(h).id, collectionId, { dest: slowDest });
     // Every file download stalls after a few bytes until cleared: the sync cannot finish on its own.
     await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'stall', afterBytes: 1024, ms: 60_000 });
     try {
@@ -294,12 +325,13 @@ describe('sync through the handlers', () => {
   it('the scheduler starts due collections and skips one that is already syncing', async () => {
     const s = await connected();
     harnesses.push(s);
-    s.settings.setCollectionDataset(collectionId, { dest: join(root, 'dataset-scheduled') });
-    if (otherCollectionId !== undefined) s.settings.setCollectionDataset(otherCollectionId, { dest: join(root, 'dataset-scheduled-2') });
+    const accountId = account(s).id;
+    s.settings.setCollectionDataset(accountId, collectionId, { dest: join(root, 'dataset-scheduled') });
+    if (otherCollectionId !== undefined) s.settings.setCollectionDataset(accountId, otherCollectionId, { dest: join(root, 'dataset-scheduled-2') });
     const first = await s.services.scheduler.tick();
-    expect(first.started).toContain(collectionId);
+    expect(first.started).toContainEqual({ accountId, collectionId });
     const second = await s.services.scheduler.tick();
-    expect(second.skippedBusy).toContain(collectionId);
+    expect(second.skippedBusy).toContainEqual({ accountId, collectionId });
     await s.services.syncs.cancelAll();
     await value(s, 'settings:update', { autoSyncMinutes: 15 });
     s.services.scheduler.stop();
@@ -307,11 +339,11 @@ describe('sync through the handlers', () => {
 
   it('shutdown (app quit) cancels running syncs and waits for them to settle', async () => {
     const q = await connected();
-    q.settings.setCollectionDataset(collectionId, { dest: join(root, 'dataset-quit') });
+    q.settings.setCollectionDataset(account(q).id, collectionId, { dest: join(root, 'dataset-quit') });
     await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'stall', afterBytes: 1024, ms: 60_000 });
     try {
       await value(q, 'sync:start', { collectionId });
-      expect(q.services.syncs.runningCollections()).toEqual([collectionId]);
+      expect(q.services.syncs.runningCollections()).toEqual([{ accountId: account(q).id, collectionId }]);
       await q.services.shutdown();
       expect(q.services.syncs.runningCollections()).toEqual([]);
       expect(finalState(q, collectionId)[0]?.payload).toMatchObject({ running: false, lastSummary: { cancelled: true } });
@@ -324,5 +356,81 @@ describe('sync through the handlers', () => {
     const everything = JSON.stringify([harnesses.map((x) => [x.results, x.emitted, x.notifications])]);
     expect(everything).not.toContain(apiKey);
     for (const x of harnesses) expect(await readFile(x.settings.path, 'utf8').catch(() => '')).not.toContain(apiKey);
+  });
+});
+
+describe('accounts', () => {
+  it('a second service whose collection has the same id gets neither the folder nor the history of the first', async () => {
+    const other = await startReferenceService({ sets: 2, fileSize: 4 * 1024, slots: 3, dataDir: join(root, 'media-other') });
+    const h = await connected();
+    harnesses.push(h);
+    try {
+      const otherKey = other.clients[0]!.apiKey;
+      expect(other.clients[0]!.collections).toContain(collectionId);
+      const first = account(h);
+      const firstDest = join(root, 'dataset-first-service');
+      h.nextFolder = firstDest;
+      await value(h, 'dataset:pickFolder', { collectionId });
+      h.nextFolder = null;
+
+      const info = await value<{ accountId: string; baseUrl: string }>(h, 'connection:connect', { baseUrl: other.deliveryBaseUrl, apiKey: otherKey });
+      expect(info.accountId).not.toBe(first.id);
+      const list = await value<Array<{ id: number; dest: string | null; lastSync: unknown }>>(h, 'collections:list');
+      expect(list.find((c) => c.id === collectionId)).toMatchObject({ dest: null, lastSync: null });
+      expect(await call(h, 'sync:start', { collectionId })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
+      expect(await call(h, 'sync:history', { collectionId })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
+      expect(await call(h, 'verify:run', { collectionId })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
+      expect(h.settings.view()).toMatchObject({ activeAccountId: info.accountId, collections: {} });
+      expect(h.settings.view().accounts.map((a) => a.baseUrl)).toEqual([service.deliveryBaseUrl, other.deliveryBaseUrl]);
+
+      // Both keys stay stored, each in its account's entry; switching back finds the first folder again.
+      const back = await value<{ accountId: string; baseUrl: string }>(h, 'accounts:switch', { accountId: first.id });
+      expect(back).toMatchObject({ accountId: first.id, baseUrl: service.deliveryBaseUrl });
+      const again = await value<Array<{ id: number; dest: string | null }>>(h, 'collections:list');
+      expect(again.find((c) => c.id === collectionId)).toMatchObject({ dest: firstDest });
+      expect(await h.secrets.get(other.deliveryBaseUrl, keyEntryOf(h.settings.accounts()[1]!))).toBe(otherKey);
+
+      // Forgetting one account's key leaves the other's.
+      await value(h, 'connection:forget');
+      expect(await value(h, 'accounts:switch', { accountId: first.id })).toBeNull();
+      expect(await value(h, 'accounts:switch', { accountId: info.accountId })).toMatchObject({ baseUrl: other.deliveryBaseUrl });
+      expect(await call(h, 'accounts:switch', { accountId: 'nobody' })).toMatchObject({ ok: false, error: { kind: 'invalid_argument' } });
+    } finally {
+      await h.services.shutdown();
+      await other.close();
+    }
+  });
+
+  it("today's settings file and key (stored per base URL) are migrated on first start: connected, folders kept", async () => {
+    const dir = join(root, 'migrated');
+    const settingsDir = join(dir, 'settings');
+    const dest = join(dir, 'dataset');
+    await mkdir(settingsDir, { recursive: true });
+    await writeFile(
+      join(settingsDir, 'settings.json'),
+      JSON.stringify({ baseUrl: service.deliveryBaseUrl, recruiterBaseUrl: null, concurrency: 3, autoSyncMinutes: null, excludeGold: false, collections: { [collectionId]: { dest } } }),
+    );
+    // The key where the previous version (and the CLI's login) stored it: the base URL's own entry.
+    const secrets = createMemoryStore({ [service.deliveryBaseUrl]: apiKey });
+    const settings = createConfSettingsStore({ cwd: settingsDir });
+    const services = createMainServices({ secrets, settings, pickFolder: async () => null, showItemInFolder: () => undefined, openExternal: async () => undefined, notify: () => undefined, emit: () => undefined });
+    try {
+      const info = await services.handlers['connection:get'](undefined);
+      expect(info).toMatchObject({ ok: true, value: { baseUrl: service.deliveryBaseUrl, client: { name: service.clients[0]!.name } } });
+      const clientId = info.ok ? info.value!.client.id : 0;
+      const list = await services.handlers['collections:list'](undefined);
+      expect(list.ok && list.value.find((c) => c.id === collectionId)?.dest).toBe(dest);
+      expect(settings.view().concurrency).toBe(3);
+      // The account now knows its client, and the key has the account's own entry.
+      const migrated = settings.activeAccount()!;
+      expect(migrated.client).toEqual({ id: clientId, name: service.clients[0]!.name });
+      expect(await secrets.get(service.deliveryBaseUrl, keyEntryOf(migrated))).toBe(apiKey);
+      // Forget removes the key from both places.
+      await services.handlers['connection:forget'](undefined);
+      expect(await secrets.get(service.deliveryBaseUrl, keyEntryOf(migrated))).toBeNull();
+      expect(await secrets.get(service.deliveryBaseUrl)).toBeNull();
+    } finally {
+      await services.shutdown();
+    }
   });
 });

@@ -6,9 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IpcResult } from '../../src-main/ipc/contract';
+import type { IpcResult } from '../../src-shared/ipc-contract';
+import { RecruiterConnection } from '../../src-main/app/recruiter-connection';
 import { createRecruiterHandlers, type RecruiterHandlers } from '../../src-main/ipc/recruiter-handlers';
-import type { Application, Job, JobDetail, RecruiterConnectionInfo, RecruiterInvokeChannel } from '../../src-main/ipc/recruiter-contract';
+import type { Application, Job, JobDetail, RecruiterConnectionInfo, RecruiterInvokeChannel } from '../../src-shared/recruiter-ipc-contract';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import type { SecretStore } from '../../src-main/secrets/secret-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
@@ -33,7 +34,7 @@ function harness(): Harness {
   const settings = createConfSettingsStore({ cwd: join(root, `h${++count}`) });
   settings.setBaseUrl(DELIVERY_BASE_URL);
   const secrets = createMemoryStore({ [DELIVERY_BASE_URL]: DELIVERY_KEY });
-  return { handlers: createRecruiterHandlers({ secrets, settings, otherSecretsToRedact: () => [DELIVERY_KEY] }), secrets, settings };
+  return { handlers: createRecruiterHandlers({ recruiter: new RecruiterConnection({ secrets, settings }), otherSecretsToRedact: () => [DELIVERY_KEY] }), secrets, settings };
 }
 
 async function call<T>(h: Harness, channel: RecruiterInvokeChannel, arg?: unknown): Promise<IpcResult<T>> {
@@ -105,12 +106,12 @@ describe('recruiter connection', () => {
     expect(await acme.secrets.get(service.baseUrl)).toBe(service.keyOf('full'));
     expect(await acme.secrets.get(DELIVERY_BASE_URL)).toBe(DELIVERY_KEY);
     expect(acme.settings.recruiterBaseUrl()).toBe(service.baseUrl);
-    expect(acme.settings.view().baseUrl).toBe(DELIVERY_BASE_URL);
+    expect(acme.settings.activeAccount()?.baseUrl).toBe(DELIVERY_BASE_URL);
     expect(await value(acme, 'recruiter:connection:get')).toEqual(info);
   });
 
   it('picks the stored key up again in a fresh process (handlers over the same settings and secrets)', async () => {
-    const again = { ...acme, handlers: createRecruiterHandlers({ secrets: acme.secrets, settings: acme.settings }) };
+    const again = { ...acme, handlers: createRecruiterHandlers({ recruiter: new RecruiterConnection({ secrets: acme.secrets, settings: acme.settings }) }) };
     const info = await value<RecruiterConnectionInfo>(again, 'recruiter:connection:get');
     expect(info.organization.name).toBe('Acme Field Research');
   });

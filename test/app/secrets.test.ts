@@ -49,6 +49,14 @@ async function exerciseStore(store: SecretStore, a: string, b: string): Promise<
   expect(await store.delete(a)).toBe(false);
   expect(await store.get(a)).toBeNull();
   expect(await store.get(b)).toBe(KEY_B);
+  // One entry per account within a base URL, apart from the base URL's own entry.
+  await store.set(b, KEY_A, 'client-1');
+  expect(await store.get(b, 'client-1')).toBe(KEY_A);
+  expect(await store.get(b, 'client-2')).toBeNull();
+  expect(await store.get(b)).toBe(KEY_B);
+  expect(await store.delete(b, 'client-1')).toBe(true);
+  expect(await store.get(b, 'client-1')).toBeNull();
+  expect(await store.get(b)).toBe(KEY_B);
   await store.delete(b);
 }
 
@@ -137,7 +145,7 @@ describe('chooseSecretStore', () => {
 // with a fresh keyring folder, so a login keyring left behind with another password (which
 // stays locked) cannot make the test depend on the machine's history.
 describe.skipIf(SECRET_SERVICE_MISSING !== null)(needsSecretService('real keychain (keytar + gnome-keyring)'), () => {
-  it('is available, stores, reads and deletes per base URL, and is chosen first', async () => {
+  it('is available, stores, reads and deletes per base URL and account entry, and is chosen first', async () => {
     const script = join(dir, 'keychain.mts');
     const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../../src-main/secrets/${p}`, import.meta.url)));
     await writeFile(
@@ -151,6 +159,8 @@ describe.skipIf(SECRET_SERVICE_MISSING !== null)(needsSecretService('real keycha
         `out.readA = await store.get(a + '/'); out.readB = await store.get(b);\n` +
         `out.deleted = await store.delete(a); out.deletedAgain = await store.delete(a);\n` +
         `out.afterDeleteA = await store.get(a); out.afterDeleteB = await store.get(b);\n` +
+        `await store.set(b, ${JSON.stringify(KEY_A)}, 'client-1'); out.entry = await store.get(b, 'client-1'); out.ownEntry = await store.get(b);\n` +
+        `out.entryDeleted = await store.delete(b, 'client-1');\n` +
         `await store.delete(b);\n` +
         `const chosen = await chooseSecretStore(); out.chosen = chosen.store.kind; out.warning = chosen.warning ?? null;\n` +
         `console.log(JSON.stringify(out));\n`,
@@ -167,6 +177,9 @@ describe.skipIf(SECRET_SERVICE_MISSING !== null)(needsSecretService('real keycha
       deletedAgain: false,
       afterDeleteA: null,
       afterDeleteB: KEY_B,
+      entry: KEY_A,
+      ownEntry: KEY_B,
+      entryDeleted: true,
       chosen: 'keychain',
       warning: null,
     });

@@ -1,9 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
+import { SETTINGS_SCHEMA } from '../../src-main/settings/schema';
 import { SettingsError } from '../../src-main/settings/settings-store';
+import { storedSettingsSchema } from '../../src-shared/settings';
 
 let dir: string;
 beforeEach(async () => {
@@ -13,10 +16,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const PARTNER = 'https://service.example/api/v1/partner';
+const OTHER = 'https://other.example/api/v1/partner';
+
 describe('settings with conf', () => {
   it('starts from the defaults', () => {
     expect(createConfSettingsStore({ cwd: dir }).view()).toEqual({
-      baseUrl: null,
+      accounts: [],
+      activeAccountId: null,
       concurrency: 4,
       autoSyncMinutes: null,
       excludeGold: false,
@@ -24,27 +31,50 @@ describe('settings with conf', () => {
     });
   });
 
-  it('persists updates, base URLs and per-collection folders across instances', async () => {
+  it('persists updates, accounts and per-account collection folders across instances', async () => {
     const first = createConfSettingsStore({ cwd: dir });
     first.update({ concurrency: 8, autoSyncMinutes: 30, excludeGold: true });
-    first.setBaseUrl('https://service.example/api/v1/partner');
+    first.saveAccount({ id: 'a1', baseUrl: PARTNER, client: { id: 3, name: 'Acme' } });
+    first.saveAccount({ id: 'b2', baseUrl: OTHER, client: { id: 3, name: 'Other Acme' } });
+    first.setActiveAccount('a1');
     first.setRecruiterBaseUrl('https://service.example/api/v1/recruiter');
-    first.setCollectionDataset(7, { dest: join(dir, 'data'), consentsDir: join(dir, 'consents') });
-    first.setCollectionDataset(9, { dest: join(dir, 'nine') });
+    first.setCollectionDataset('a1', 7, { dest: join(dir, 'data'), consentsDir: join(dir, 'consents') });
+    first.setCollectionDataset('a1', 9, { dest: join(dir, 'nine') });
+    first.setCollectionDataset('b2', 7, { dest: join(dir, 'other-seven') });
 
     const second = createConfSettingsStore({ cwd: dir });
     expect(second.view()).toEqual({
-      baseUrl: 'https://service.example/api/v1/partner',
+      accounts: [
+        { id: 'a1', baseUrl: PARTNER, client: { id: 3, name: 'Acme' } },
+        { id: 'b2', baseUrl: OTHER, client: { id: 3, name: 'Other Acme' } },
+      ],
+      activeAccountId: 'a1',
       concurrency: 8,
       autoSyncMinutes: 30,
       excludeGold: true,
       collections: { '7': { dest: join(dir, 'data'), consentsDir: join(dir, 'consents') }, '9': { dest: join(dir, 'nine') } },
     });
     expect(second.recruiterBaseUrl()).toBe('https://service.example/api/v1/recruiter');
-    expect(second.collectionDataset(9)).toEqual({ dest: join(dir, 'nine') });
-    second.setCollectionDataset(9, null);
-    expect(createConfSettingsStore({ cwd: dir }).collectionDataset(9)).toBeNull();
-    expect(JSON.parse(await readFile(second.path, 'utf8'))).toMatchObject({ concurrency: 8 });
+    // Collection 7 of the other service is another dataset.
+    expect(second.collectionDataset('b2', 7)).toEqual({ dest: join(dir, 'other-seven') });
+    expect(second.collectionDataset('b2', 9)).toBeNull();
+    second.setActiveAccount('b2');
+    expect(second.view().collections).toEqual({ '7': { dest: join(dir, 'other-seven') } });
+    second.setCollectionDataset('a1', 9, null);
+    expect(createConfSettingsStore({ cwd: dir }).collectionDataset('a1', 9)).toBeNull();
+    expect(JSON.parse(await readFile(second.path, 'utf8'))).toMatchObject({ concurrency: 8, settingsVersion: 2 });
+    expect(() => second.setActiveAccount('nobody')).toThrow(SettingsError);
+  });
+
+  it('setBaseUrl selects the account with that address, or adds one whose client is not known yet', () => {
+    const store = createConfSettingsStore({ cwd: dir });
+    store.setBaseUrl(PARTNER);
+    const added = store.activeAccount();
+    expect(added).toMatchObject({ baseUrl: PARTNER, client: null });
+    store.setBaseUrl(`${PARTNER}/`);
+    expect(store.accounts()).toHaveLength(1);
+    store.setBaseUrl(null);
+    expect(store.activeAccount()).toBeNull();
   });
 
   it('the schema refuses out-of-range values even when the IPC validation is bypassed', () => {
@@ -59,7 +89,52 @@ describe('settings with conf', () => {
 
   it('refuses relative dataset folders', () => {
     const store = createConfSettingsStore({ cwd: dir });
-    expect(() => store.setCollectionDataset(1, { dest: 'relative/folder' })).toThrow(/absolute path/);
-    expect(() => store.setCollectionDataset(1, { dest: join(dir, 'x'), consentsDir: '../c' })).toThrow(/absolute path/);
+    expect(() => store.setCollectionDataset('a1', 1, { dest: 'relative/folder' })).toThrow(/absolute path/);
+    expect(() => store.setCollectionDataset('a1', 1, { dest: join(dir, 'x'), consentsDir: '../c' })).toThrow(/absolute path/);
+  });
+
+  it("the file's JSON schema is generated from the one zod declaration", () => {
+    const generated = z.toJSONSchema(storedSettingsSchema) as { properties: Record<string, unknown> };
+    expect(SETTINGS_SCHEMA).toEqual(generated.properties);
+    expect(SETTINGS_SCHEMA.concurrency).toMatchObject({ type: 'integer', minimum: 1, maximum: 16 });
+  });
+});
+
+describe('migration of a settings file written by version 1 (one base URL, folders by collection id)', () => {
+  // Exactly what the previous version's conf wrote.
+  const legacy = (d: string) => ({
+    baseUrl: PARTNER,
+    recruiterBaseUrl: 'https://service.example/api/v1/recruiter',
+    concurrency: 8,
+    autoSyncMinutes: 30,
+    excludeGold: true,
+    collections: { '7': { dest: join(d, 'data'), consentsDir: join(d, 'consents') }, '9': { dest: join(d, 'nine') } },
+  });
+
+  it('becomes one account holding every folder; nothing is lost and the old file is kept', async () => {
+    const file = join(dir, 'settings.json');
+    const original = JSON.stringify(legacy(dir), null, '\t');
+    await writeFile(file, original);
+    const store = createConfSettingsStore({ cwd: dir });
+    const [account] = store.accounts();
+    expect(store.accounts()).toHaveLength(1);
+    expect(account).toMatchObject({ baseUrl: PARTNER, client: null });
+    expect(store.view()).toEqual({
+      accounts: [account],
+      activeAccountId: account!.id,
+      concurrency: 8,
+      autoSyncMinutes: 30,
+      excludeGold: true,
+      collections: legacy(dir).collections,
+    });
+    expect(store.recruiterBaseUrl()).toBe('https://service.example/api/v1/recruiter');
+    expect(await readFile(join(dir, 'settings.v1.json'), 'utf8')).toBe(original);
+    // Migrated once: the next start reads version 2 as it is.
+    expect(createConfSettingsStore({ cwd: dir }).view()).toEqual(store.view());
+  });
+
+  it('a file with only some keys (defaults were never written) and no base URL migrates too', async () => {
+    await writeFile(join(dir, 'settings.json'), JSON.stringify({ concurrency: 2 }));
+    expect(createConfSettingsStore({ cwd: dir }).view()).toMatchObject({ accounts: [], activeAccountId: null, concurrency: 2, autoSyncMinutes: null });
   });
 });

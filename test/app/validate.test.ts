@@ -4,8 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORE_INVOKE_CHANNELS } from '../../src-main/ipc/channels';
-import { createHandlers, type Handlers } from '../../src-main/ipc/handlers';
+import { CORE_INVOKE_CHANNELS } from '../../src-shared/ipc-channels';
+import type { Handlers } from '../../src-main/ipc/handlers';
+import { createMainServices } from '../../src-main/ipc/services';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 
@@ -15,7 +16,7 @@ let picks = 0;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ds-validate-'));
-  handlers = createHandlers({
+  handlers = createMainServices({
     secrets: createMemoryStore(),
     settings: createConfSettingsStore({ cwd: dir }),
     pickFolder: async () => {
@@ -26,13 +27,13 @@ beforeAll(async () => {
     openExternal: async () => undefined,
     notify: () => undefined,
     emit: () => undefined,
-  });
+  }).handlers;
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const collectionChannels = ['collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
+const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
 const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 
@@ -51,6 +52,10 @@ const cases: Array<[string, unknown, RegExp]> = [
     [c, { collectionId: 1, extra: true }, /Unexpected field "extra"/],
     [c, [1], /Expected an object/],
   ]),
+  ['accounts:switch', {}, /Missing field "accountId"/],
+  ['accounts:switch', { accountId: '../x' }, /"accountId" must be an account id/],
+  ['accounts:switch', { accountId: 7 }, /"accountId" must be a string/],
+  ['accounts:switch', undefined, /Expected an object/],
   ['connection:connect', { baseUrl: 'https://x.example' }, /Missing field "apiKey"/],
   ['connection:connect', { baseUrl: 'https://x.example', apiKey: '' }, /"apiKey" is empty/],
   ['connection:connect', { baseUrl: 'https://x.example', apiKey: 'abc def' }, /"apiKey" contains spaces/],

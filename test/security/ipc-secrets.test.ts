@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMainServices, type MainServices } from '../../src-main/app/services';
-import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-main/ipc/contract';
+import { createMainServices, type MainServices } from '../../src-main/ipc/services';
+import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import { listFiles, mainCollection, servedSets, startService, tempDir, type Service } from '../engine/helpers';
@@ -72,7 +72,7 @@ it('no key in any IPC result, batched event, notification, settings file or DEST
     expect(await call('connection:connect', { baseUrl: svc.deliveryBaseUrl, apiKey: wrongKey })).toMatchObject({ ok: false, error: { kind: 'auth' } });
     expect(await call('connection:connect', { baseUrl: svc.deliveryBaseUrl, apiKey })).toMatchObject({ ok: true });
     const dest = path.join(work, 'ds');
-    settings.setCollectionDataset(collectionId, { dest });
+    settings.setCollectionDataset(settings.activeAccount()!.id, collectionId, { dest });
 
     // A file that fails (404 is not retried, which keeps this quick: the app's sync has no test tuning).
     const file = (await servedSets(svc, collectionId))[0]!.files[0]!;

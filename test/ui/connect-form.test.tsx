@@ -7,11 +7,13 @@ import { useConnection } from '../../src-renderer/stores/connection';
 import { useNavigation } from '../../src-renderer/stores/navigation';
 import { useCollections } from '../../src-renderer/stores/collections';
 import { useNotices } from '../../src-renderer/stores/notices';
-import type { ConnectionInfo, IpcError, SettingsView } from '../../src-main/ipc/contract';
+import { useSync } from '../../src-renderer/stores/sync';
+import type { ConnectionInfo, IpcError, SettingsView } from '../../src-shared/ipc-contract';
 import { FakeRendererApi, ok } from './fake-api';
 
-const SETTINGS: SettingsView = { baseUrl: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
+const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
 const INFO: ConnectionInfo = {
+  accountId: 'acct1',
   baseUrl: 'http://127.0.0.1:1234/api/v1/partner',
   client: { id: 1, name: 'Acme Vision Lab', email: 'data@acme.example' },
   apiKey: { name: 'desktop', prefix: 'dsk_ab12', scopes: ['collections:read'] },
@@ -27,6 +29,9 @@ function fakeWithConnectAnswer(answer: (apiKey: string) => { ok: true; value: Co
     .handle('connection:connect', ({ apiKey }) => answer(apiKey))
     .handle('connection:forget', () => ok(null));
 }
+
+/** Under a loaded machine a re-render after a few fake round trips can take more than waitFor's default second. */
+const SLOW = { timeout: 10_000 };
 
 async function submit(baseUrl: string, apiKey: string) {
   fireEvent.change(await screen.findByLabelText('Base URL'), { target: { value: baseUrl } });
@@ -95,5 +100,54 @@ describe('connect form', () => {
     expect(screen.getByText('Set 12 is no longer served.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss notice' }));
     expect(screen.queryByText('Set 12 is no longer served.')).toBeNull();
+  });
+
+  it('switches between accounts: the other account is connected, or asks for its key with its address filled in', async () => {
+    const other = 'https://other.example/api/v1/partner';
+    const accounts = [
+      { id: 'acct1', baseUrl: INFO.baseUrl, client: { id: 1, name: 'Acme Vision Lab' } },
+      { id: 'acct2', baseUrl: other, client: { id: 4, name: 'Beta Labs' } },
+    ];
+    let active = 'acct1';
+    const settings = () => ok({ ...SETTINGS, accounts, activeAccountId: active });
+    let keyStored = true;
+    const api = fakeWithConnectAnswer(() => ok(INFO))
+      .handle('connection:get', () => ok(INFO))
+      .handle('settings:get', settings)
+      .handle('accounts:switch', ({ accountId }) => {
+        active = accountId;
+        if (accountId === 'acct1') return ok(INFO);
+        return ok(keyStored ? { ...INFO, accountId, baseUrl: other, client: { id: 4, name: 'Beta Labs', email: 'b@beta.example' } } : null);
+      });
+    setRendererApi(api);
+    render(<App />);
+    fireEvent.click(await screen.findByRole('button', { name: /Signed in as/ }));
+    const picker = (await screen.findByLabelText('Account')) as HTMLSelectElement;
+    expect([...picker.options].map((o) => o.textContent)).toEqual(['Acme Vision Lab · 127.0.0.1:1234', 'Beta Labs · other.example']);
+    fireEvent.change(picker, { target: { value: 'acct2' } });
+    await waitFor(() => expect(screen.getByTestId('header-client-name').textContent).toBe('Beta Labs'), SLOW);
+    expect(api.calls.filter((c) => c.channel === 'collections:list').length).toBeGreaterThan(0);
+
+    // Back to the first, then to the second without a stored key: the connect form, address filled in.
+    fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
+    fireEvent.change(await screen.findByLabelText('Account'), { target: { value: 'acct1' } });
+    await waitFor(() => expect(screen.getByTestId('header-client-name').textContent).toBe('Acme Vision Lab'), SLOW);
+    keyStored = false;
+    fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
+    fireEvent.change(await screen.findByLabelText('Account'), { target: { value: 'acct2' } });
+    await waitFor(() => expect((screen.getByLabelText('Base URL') as HTMLInputElement).value).toBe(other), SLOW);
+    expect(screen.queryByTestId('header-client-name')).toBeNull();
+  });
+
+  it("another account's sync events do not land on this account's collection of the same id", async () => {
+    const api = fakeWithConnectAnswer(() => ok(INFO)).handle('connection:get', () => ok(INFO));
+    setRendererApi(api);
+    render(<App />);
+    await screen.findByTestId('header-client-name');
+    const events = [{ type: 'warning', message: 'from a sync' } as const];
+    act(() => api.emit('sync:events', { accountId: 'someone-else', collectionId: 7, events }));
+    expect(useSync.getState().byCollection[7]).toBeUndefined();
+    act(() => api.emit('sync:events', { accountId: INFO.accountId, collectionId: 7, events }));
+    expect(useSync.getState().byCollection[7]).toBeDefined();
   });
 });

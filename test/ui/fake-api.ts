@@ -1,6 +1,6 @@
 // A small in-memory RendererApi for component tests only: rendering is what these test.
 // Everything real (handlers, engine, disk, service) is exercised by the e2e tests.
-import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../../src-main/ipc/contract';
+import type { EventChannel, EventChannels, InvokeChannel, InvokeChannels, IpcResult, RendererApi } from '../../src-shared/ipc-contract';
 
 type Handler<C extends InvokeChannel> = (arg: InvokeChannels[C]['arg']) => IpcResult<InvokeChannels[C]['result']> | Promise<IpcResult<InvokeChannels[C]['result']>>;
 

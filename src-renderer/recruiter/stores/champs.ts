@@ -1,7 +1,7 @@
 // Data Champ discovery: the filters as typed, and the page of results of the last search.
 import { create } from 'zustand';
-import type { IpcError } from '../../../src-main/ipc/contract';
-import type { ChampAvailability, ChampSearchArg, DataChampsPage } from '../../../src-main/ipc/recruiter-contract';
+import type { IpcError } from '../../../src-shared/ipc-contract';
+import type { ChampAvailability, ChampSearchArg, DataChampsPage } from '../../../src-shared/recruiter-ipc-contract';
 import { invoke } from '../../api';
 import { parseAmount } from '../rules';
 

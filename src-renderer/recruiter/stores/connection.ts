@@ -1,7 +1,7 @@
 // The recruiter connection as the UI knows it: never the key, only what /me said about it.
 import { create } from 'zustand';
-import type { IpcError } from '../../../src-main/ipc/contract';
-import type { RecruiterConnectionInfo } from '../../../src-main/ipc/recruiter-contract';
+import type { IpcError } from '../../../src-shared/ipc-contract';
+import type { RecruiterConnectionInfo } from '../../../src-shared/recruiter-ipc-contract';
 import { invoke } from '../../api';
 
 export type RecruiterStatus = 'unknown' | 'checking' | 'connected' | 'disconnected';

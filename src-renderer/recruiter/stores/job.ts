@@ -1,8 +1,8 @@
 // The open job: its details and applications, lifecycle moves and application actions.
 // Every change answers the updated record, which replaces the old one in place.
 import { create } from 'zustand';
-import type { IpcError, IpcResult } from '../../../src-main/ipc/contract';
-import type { Application, Job, JobDetail, JobInput, JobUpdate } from '../../../src-main/ipc/recruiter-contract';
+import type { IpcError, IpcResult } from '../../../src-shared/ipc-contract';
+import type { Application, Job, JobDetail, JobInput, JobUpdate } from '../../../src-shared/recruiter-ipc-contract';
 import { invoke } from '../../api';
 import type { ApplicationAction, JobMove } from '../rules';
 

@@ -1,7 +1,7 @@
 // The jobs list: one page at a time, filtered by state.
 import { create } from 'zustand';
-import type { IpcError } from '../../../src-main/ipc/contract';
-import type { JobsPage } from '../../../src-main/ipc/recruiter-contract';
+import type { IpcError } from '../../../src-shared/ipc-contract';
+import type { JobsPage } from '../../../src-shared/recruiter-ipc-contract';
 import { invoke } from '../../api';
 
 export const JOBS_PER_PAGE = 10;

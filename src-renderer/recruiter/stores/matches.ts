@@ -1,7 +1,7 @@
 // Recommended Data Champs for a job, fetched when asked for.
 import { create } from 'zustand';
-import type { IpcError } from '../../../src-main/ipc/contract';
-import type { Match } from '../../../src-main/ipc/recruiter-contract';
+import type { IpcError } from '../../../src-shared/ipc-contract';
+import type { Match } from '../../../src-shared/recruiter-ipc-contract';
 import { invoke } from '../../api';
 
 interface MatchesStore {

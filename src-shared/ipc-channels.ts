@@ -1,13 +1,15 @@
 // Runtime lists of the IPC channel names. The preload exposes exactly these, main registers
 // a handler for each, and the type checks below fail the build when the contract gains or
-// loses a channel that is not listed here.
-import type { CoreInvokeChannels, EventChannel, EventChannels } from './contract';
-import type { RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-contract';
+// loses a channel that is not listed here. Kept apart from the schemas so the sandboxed
+// preload bundles a few strings, not zod.
+import type { CoreInvokeChannels, EventChannel, EventChannels } from './ipc-contract';
+import type { RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-ipc-contract';
 
 export const CORE_INVOKE_CHANNELS = [
   'connection:get',
   'connection:connect',
   'connection:forget',
+  'accounts:switch',
   'collections:list',
   'collections:get',
   'sets:list',
@@ -16,6 +18,7 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:pickFolder',
   'dataset:showInFolder',
   'sync:start',
+  'sync:repair',
   'sync:cancel',
   'sync:state',
   'sync:history',

@@ -1,0 +1,100 @@
+// The active account's collections with their dataset folders: what the window lists, where a
+// collection syncs to, its history and verification. Folders are kept per (account,
+// collection), so connecting to another service whose collection has the same id never
+// offers or reuses this one's folder or watermark.
+import type { SetsPage } from '../../src-shared/delivery-api';
+import type { SettingsStore } from '../settings/settings-store';
+import { readHistory } from '../sync/history';
+import { verifyDataset } from '../sync/verify';
+import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { CollectionDatasetSettings, CollectionListItem } from '../../src-shared/ipc-contract';
+import { AppError } from './app-error';
+import type { ConnectionManager } from './connection';
+import type { CollectionRef, SyncController } from './sync-controller';
+
+export interface DatasetsDeps {
+  settings: SettingsStore;
+  connection: ConnectionManager;
+  syncs: SyncController;
+}
+
+/** Consent signer names are personal data: they never leave main. */
+export function stripSignerNames(page: SetsPage): SetsPage {
+  return {
+    ...page,
+    sets: page.sets.map((set) => ({
+      ...set,
+      participants: set.participants.map((p) => {
+        if (!p.consent) return p;
+        const { signer_name: _omitted, ...consent } = p.consent;
+        return { ...p, consent: consent as typeof p.consent };
+      }),
+    })),
+  };
+}
+
+export class Datasets {
+  constructor(private readonly deps: DatasetsDeps) {}
+
+  /**
+   * The collection of the active account. Without one, an account id no folder or key is
+   * stored under: what is asked then fails as it would for any unknown collection (no_folder,
+   * then not_connected).
+   */
+  ref(collectionId: number): CollectionRef {
+    return { accountId: this.deps.settings.activeAccount()?.id ?? '', collectionId };
+  }
+
+  folder(collectionId: number): CollectionDatasetSettings {
+    const dataset = this.deps.settings.collectionDataset(this.ref(collectionId).accountId, collectionId);
+    if (!dataset) throw new AppError('no_folder', `No dataset folder is chosen for collection ${collectionId}.`);
+    return dataset;
+  }
+
+  async list(): Promise<CollectionListItem[]> {
+    const client = await this.deps.connection.deliveryClient();
+    const accountId = this.deps.connection.activeAccountId();
+    const collections = await client.listCollections();
+    return Promise.all(
+      collections.map(async (c): Promise<CollectionListItem> => {
+        const dataset = this.deps.settings.collectionDataset(accountId, c.id);
+        const last = dataset ? ((await readHistory(dataset.dest).catch(() => []))[0] ?? null) : null;
+        return {
+          ...c,
+          dest: dataset?.dest ?? null,
+          lastSync: last && {
+            finishedAt: last.finishedAt,
+            exitCode: last.exitCode,
+            filesDownloaded: last.filesDownloaded,
+            filesFailed: last.filesFailed,
+            cancelled: last.cancelled,
+          },
+        };
+      }),
+    );
+  }
+
+  async sets(collectionId: number, query: { status: string; page: number; perPage: number }): Promise<SetsPage> {
+    return stripSignerNames(await (await this.deps.connection.deliveryClient()).listSets(collectionId, query));
+  }
+
+  /**
+   * A new folder means a new dataset: a consents folder chosen for the old one is dropped and
+   * the engine's default (a sibling of the new folder) applies.
+   */
+  choose(collectionId: number, dest: string): CollectionDatasetSettings {
+    const dataset = { dest };
+    this.deps.settings.setCollectionDataset(this.deps.connection.activeAccountId(), collectionId, dataset);
+    return dataset;
+  }
+
+  history(collectionId: number): Promise<SyncSummary[]> {
+    return readHistory(this.folder(collectionId).dest);
+  }
+
+  /** Re-hashes the dataset while no sync of it may start. */
+  verify(collectionId: number): Promise<VerifyReport> {
+    const { dest } = this.folder(collectionId);
+    return this.deps.syncs.exclusive(this.ref(collectionId), () => verifyDataset(dest));
+  }
+}

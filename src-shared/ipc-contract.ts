@@ -1,0 +1,155 @@
+// The one IPC contract between the main process and the window: every channel's argument
+// (a zod schema main checks at runtime; its input type is what the window may send) and its
+// result, the events main pushes, and the error values. Main (ipc/), the preload and the
+// renderer all import it. Types and schemas only: no Node, no Electron.
+//
+// Every invoke channel takes one argument (an object, or nothing) and answers an IpcResult:
+// failures are values, never thrown across the bridge.
+import type { z } from 'zod';
+// Until the API types move to src-shared, they come from src-main (types only).
+import type { CollectionDetail, CollectionSummary, Me, SetsPage } from './delivery-api';
+import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
+import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
+import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
+import { settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
+
+export type { CollectionDatasetSettings, SettingsPatch, SettingsView, Account } from './settings';
+
+export type SecretStoreKind = 'keychain' | 'safe-storage' | 'memory';
+
+export type IpcErrorKind =
+  | 'invalid_argument' // the window sent something the contract does not allow
+  | 'not_connected' // no key stored for the account yet
+  | 'auth' // 401 from the service
+  | 'forbidden'
+  | 'not_found'
+  | 'validation' // 422 from the recruiter API, with fieldErrors
+  | 'network' // unreachable host, reset, timeout
+  | 'server' // 5xx after retries
+  | 'malformed' // the service answered something outside the contract
+  | 'base_url' // not https and not loopback, or not a URL
+  | 'busy' // e.g. a sync of this collection is already running
+  | 'no_folder' // no dataset folder chosen for the collection
+  | 'keychain' // the secret store failed
+  | 'internal';
+
+export interface IpcError {
+  kind: IpcErrorKind;
+  message: string;
+  fieldErrors?: Record<string, string[]>;
+}
+
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+/** What the window may know about the connection: never the key itself, only what /me says about it. */
+export interface ConnectionInfo {
+  /** The account (base URL + client) this connection uses; folders and history are kept per account. */
+  accountId: string;
+  baseUrl: string;
+  client: Me['client'];
+  apiKey: Me['api_key'];
+  secretStore: SecretStoreKind;
+  /** E.g. "The OS keychain is unavailable: the key is kept in memory until you quit." */
+  secretStoreWarning?: string;
+}
+
+export interface CollectionListItem extends CollectionSummary {
+  dest: string | null;
+  lastSync: Pick<SyncSummary, 'finishedAt' | 'exitCode' | 'filesDownloaded' | 'filesFailed' | 'cancelled'> | null;
+}
+
+export interface SyncRunState {
+  accountId: string;
+  collectionId: number;
+  running: boolean;
+  startedAt: string | null;
+  lastSummary: SyncSummary | null;
+}
+
+export const connectArgSchema = args({ apiKey: apiKeySchema, baseUrl: baseUrlSchema });
+
+const collectionId = integer(1, Number.MAX_SAFE_INTEGER);
+const collectionRef = args({ collectionId });
+
+export const coreArgSchemas = {
+  'connection:get': noArgument(),
+  'connection:connect': connectArgSchema,
+  'connection:forget': noArgument(),
+  'accounts:switch': args({ accountId: matching(64, /^[A-Za-z0-9_-]{1,64}$/, 'an account id') }),
+  'collections:list': noArgument(),
+  'collections:get': collectionRef,
+  'sets:list': args({
+    collectionId,
+    status: matching(32, /^[a-z_]{1,32}$/, 'a set status such as "accepted" or "in_review"'),
+    page: integer(1, 1_000_000),
+    perPage: integer(1, 200),
+  }),
+  'settings:get': noArgument(),
+  'settings:update': settingsPatchSchema,
+  'dataset:pickFolder': collectionRef,
+  'dataset:showInFolder': collectionRef,
+  'sync:start': args({ collectionId, full: bool().optional() }),
+  'sync:repair': collectionRef,
+  'sync:cancel': collectionRef,
+  'sync:state': collectionRef,
+  'sync:history': collectionRef,
+  'verify:run': collectionRef,
+  'app:openExternal': args({ url: text(2048) }),
+} as const satisfies { [C in keyof CoreResults]: z.ZodType };
+
+/** What each core channel answers. Collection channels act on the active account's collections. */
+export interface CoreResults {
+  'connection:get': ConnectionInfo | null;
+  /** Checks the key with GET /me; stores it for the account it belongs to, which becomes the active one. */
+  'connection:connect': ConnectionInfo;
+  /** Removes the active account's key; the account and its folders stay, so reconnecting is one paste. */
+  'connection:forget': null;
+  /** Makes another known account the active one; null when no key is stored for it (connect again). */
+  'accounts:switch': ConnectionInfo | null;
+  'collections:list': CollectionListItem[];
+  'collections:get': CollectionDetail;
+  /** Signer names are stripped before sets cross to the window. */
+  'sets:list': SetsPage;
+  'settings:get': SettingsView;
+  'settings:update': SettingsView;
+  /** Opens the native folder picker; resolves the chosen folder (already saved) or null. */
+  'dataset:pickFolder': CollectionDatasetSettings | null;
+  'dataset:showInFolder': null;
+  'sync:start': SyncRunState;
+  /**
+   * Verifies the dataset, then downloads again every missing or changed file (their sets only);
+   * extra files are listed by verify and never deleted. Runs and reports like a sync.
+   */
+  'sync:repair': SyncRunState;
+  /** Stops the running sync; partial downloads are kept and resumed by the next one. */
+  'sync:cancel': SyncRunState;
+  'sync:state': SyncRunState;
+  'sync:history': SyncSummary[];
+  'verify:run': VerifyReport;
+  /** Opens an https URL in the system browser; anything else is refused. */
+  'app:openExternal': null;
+}
+
+type Schemas = typeof coreArgSchemas;
+export type CoreInvokeChannels = { [C in keyof CoreResults]: { arg: z.input<Schemas[C]>; result: CoreResults[C] } };
+/** The argument a core handler receives once checked. */
+export type CoreArgs = { [C in keyof CoreResults]: z.output<Schemas[C]> };
+
+export const invokeArgSchemas = { ...coreArgSchemas, ...recruiterArgSchemas };
+
+export type InvokeChannels = CoreInvokeChannels & RecruiterInvokeChannels;
+export type InvokeChannel = keyof InvokeChannels;
+
+/** Main -> window pushes. Sync events arrive batched (a few messages a second), never one per chunk. */
+export interface EventChannels {
+  'sync:events': { accountId: string; collectionId: number; events: SyncEvent[] };
+  'sync:state': SyncRunState;
+  'notice': { level: 'info' | 'warning' | 'error'; message: string };
+}
+export type EventChannel = keyof EventChannels;
+
+/** The object the preload exposes as `window.api` (and the browser test bridge imitates). */
+export interface RendererApi {
+  invoke<C extends InvokeChannel>(channel: C, arg: InvokeChannels[C]['arg']): Promise<IpcResult<InvokeChannels[C]['result']>>;
+  on<C extends EventChannel>(channel: C, listener: (payload: EventChannels[C]) => void): () => void;
+}

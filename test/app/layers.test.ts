@@ -1,0 +1,59 @@
+// The import-graph lint (eslint.config.js, eslint/import-layers.js) fires on each kind of
+// violation and stays quiet on what is allowed, checked through ESLint's Node API on snippets
+// placed (virtually) in each layer's folder.
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+let eslint: ESLint;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: root });
+});
+
+async function layerErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${code}\nexport {};\n`, { filePath: `${root}/${file}` });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'layers/import-layers').map((m) => m.message);
+}
+
+const REFUSED: Array<[string, string, RegExp]> = [
+  ['src-renderer/x.tsx', "import { createHandlers } from '../src-main/ipc/handlers';", /renderer: .* may import only from src-renderer\/, src-shared\//],
+  ['src-renderer/stores/x.ts', "import { runSync } from '../../src-main/sync/engine';", /not src-main\/sync\/engine/],
+  ['src-renderer/x.ts', "import { readFile } from 'node:fs/promises';", /may not import Node's node:fs/],
+  ['src-renderer/x.ts', "import { ipcRenderer } from 'electron';", /may not import electron/],
+  ['src-renderer/x.ts', "export * from '../src-main/app/services';", /renderer:/],
+  ['src-shared/x.ts', "import { join } from 'node:path';", /shared: .* may use only the packages zod/],
+  ['src-shared/x.ts', "import type { AppServices } from '../src-main/app/services';", /shared: .* may import only from src-shared\//],
+  ['src-main/sync/x.ts', "import { AppError } from '../app/app-error';", /engine: .* may not import from src-main\/app\//],
+  ['src-main/sync/x.ts', "const m = await import('../ipc/handlers');", /engine: .* may not import from src-main\/ipc\//],
+  ['src-main/api/x.ts', "import { IpcFailure } from '../ipc/ipc-failure';", /engine: .* src-main\/ipc\//],
+  ['src-main/api/x.ts', "import { net } from 'electron';", /engine: .* may not import electron/],
+  ['src-main/app/x.ts', "import { IpcFailure } from '../ipc/ipc-failure';", /app: .* may not import from src-main\/ipc\//],
+  ['src-main/app/x.ts', "export { createHandlers } from '../ipc/handlers';", /app: /],
+  ['src-main/app/x.ts', "import { shell } from 'electron';", /app: .* may not import electron/],
+  ['src-main/secrets/x.ts', "import { safeStorage } from 'electron';", /plain Node: .* may not import electron/],
+  ['src-main/settings/x.ts', "import { ConnectionManager } from '../app/connection';", /stores: .* may not import from src-main\/app\//],
+  ['src-service/x.ts', "import type { Me } from '../src-main/api/types';", /service: .* may not import from src-main\//],
+  ['src-service/x.ts', "import { SETTINGS_DEFAULTS } from '../src-shared/settings';", /service: .* may not import from src-shared\//],
+];
+
+const ALLOWED: Array<[string, string]> = [
+  ['src-renderer/x.tsx', "import type { IpcResult } from '../src-shared/ipc-contract';\nimport { create } from 'zustand';\nimport { useState } from 'react';"],
+  ['src-shared/x.ts', "import { z } from 'zod';\nimport { integer } from './schema-kit';"],
+  ['src-main/sync/x.ts', "import { createDeliveryClient } from '../api/delivery-client';\nimport { readFile } from 'node:fs/promises';"],
+  ['src-main/app/x.ts', "import { runSync } from '../sync/engine';\nimport type { SettingsView } from '../../src-shared/settings';"],
+  ['src-main/ipc/x.ts', "import { AppError } from '../app/app-error';\nimport { coreArgSchemas } from '../../src-shared/ipc-contract';"],
+];
+
+describe('import layers', () => {
+  it.each(REFUSED)('%s: %s is refused', async (file, code, message) => {
+    const errors = await layerErrors(file, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(message);
+  });
+
+  it.each(ALLOWED)('%s may: %s', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+});
