@@ -4,11 +4,6 @@
 // Types and schemas only: no Node or Electron.
 import { z } from 'zod';
 
-// The window's CSP forbids eval: without this, zod would probe `new Function` when the first
-// object schema is built, and the blocked probe shows as a CSP violation in the console. The
-// interpreted parser is plenty fast for IPC arguments and settings.
-z.config({ jitless: true });
-
 /** "a string", "an array", "null"... for messages; never the value itself (it may be a secret). */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
