@@ -52,8 +52,11 @@ export class AdminError extends Error {
 }
 
 export class AdminClient {
-  /** `baseUrl` is the admin base, e.g. http://127.0.0.1:1234/admin */
-  constructor(readonly baseUrl: string) {}
+  /** `baseUrl` is the admin base, e.g. http://127.0.0.1:1234/admin; `fetchImpl` e.g. one that trusts a test CA. */
+  constructor(
+    readonly baseUrl: string,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
 
   async addSets(collectionId: number, opts: { count?: number; is_gold?: boolean; consent_null?: boolean } = {}): Promise<AdminSetJson[]> {
     return (await this.call<{ sets: AdminSetJson[] }>('POST', `/collections/${collectionId}/sets`, opts)).sets;
@@ -103,7 +106,7 @@ export class AdminClient {
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.baseUrl}${path}`, {
+    const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),

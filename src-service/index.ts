@@ -18,8 +18,11 @@ import { mixSeed } from './prng';
 import { createRecruiterApi } from './recruiter/index';
 import { Stats } from './stats';
 import { Store } from './store';
+import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secure-server';
 
 export { AdminClient, AdminError } from './admin-client';
+export type { TlsIdentity } from './tls/secure-server';
+export { createTestCertificates, type TestCertificates } from './tls/test-ca';
 export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot } from './admin-client';
 
 export const DELIVERY_PATH = '/api/v1/partner';
@@ -45,6 +48,8 @@ export interface ServiceOptions {
   quiet?: boolean;
   /** Where access-log lines go when quiet is false; default stderr. (Addition to the brief's interface.) */
   log?: (line: string) => void;
+  /** Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this identity instead of plain HTTP/1.1; see tls/. */
+  tls?: TlsIdentity;
 }
 
 export interface ServiceClient {
@@ -119,7 +124,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
   const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '' };
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
     handleRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
@@ -127,7 +132,8 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
         if (!quiet) log(`reference service: ${String(error)}`);
       } else res.destroy();
     });
-  });
+  };
+  const server = opts.tls ? createSecureService(opts.tls, onRequest) : http.createServer(onRequest);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -176,7 +182,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostInUrl}:${address.port}`;
+  origin = `${opts.tls ? 'https' : 'http'}://${hostInUrl}:${address.port}`;
   deliveryCtx.apiBase = `${origin}${DELIVERY_PATH}`;
   adminCtx.apiBase = deliveryCtx.apiBase;
 
@@ -186,7 +192,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      if (server instanceof http.Server) server.closeAllConnections();
       for (const socket of sockets) socket.destroy();
       await closed;
       await media.dispose();
@@ -209,7 +215,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     organizations: recruiter.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: [...o.scopes] })),
     expiredKey: data.expiredKey,
     revokedKey: data.revokedKey,
-    admin: new AdminClient(`${origin}${ADMIN_PATH}`),
+    admin: new AdminClient(`${origin}${ADMIN_PATH}`, opts.tls && fetchTrusting(opts.tls.ca)),
     close,
   };
 }
