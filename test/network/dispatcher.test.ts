@@ -1,0 +1,65 @@
+// createDispatcher's reading of the environment and its care with proxy credentials; no
+// network beyond loopback.
+import { inspect } from 'node:util';
+import * as tls from 'node:tls';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { createDispatcher, proxySettingsFromEnv, redactCredentials, trustedCertificates } from '../../src-main/api/dispatcher';
+import { closedLoopbackPort } from '../support/closed-port';
+
+describe('proxySettingsFromEnv', () => {
+  it('reads lower-case variables before upper-case ones, as curl does', () => {
+    expect(proxySettingsFromEnv({ http_proxy: 'http://a:1', HTTP_PROXY: 'http://b:2', HTTPS_PROXY: 'http://c:3', NO_PROXY: 'x' })).toEqual({
+      httpProxy: 'http://a:1/',
+      httpsProxy: 'http://c:3/',
+      noProxy: 'x',
+    });
+    expect(proxySettingsFromEnv({})).toEqual({ httpProxy: undefined, httpsProxy: undefined, noProxy: '' });
+  });
+
+  it('takes a proxy without a scheme for an HTTP proxy and ignores empty values', () => {
+    expect(proxySettingsFromEnv({ HTTPS_PROXY: 'proxy.corp.example:3128', http_proxy: ' ' })).toMatchObject({
+      httpsProxy: 'http://proxy.corp.example:3128/',
+      httpProxy: undefined,
+    });
+  });
+
+  it('rejects a malformed or unsupported proxy URL naming the variable, never showing its credentials', () => {
+    expect(() => proxySettingsFromEnv({ HTTPS_PROXY: 'http://bob:hunter22@bad host:80' })).toThrow('HTTPS_PROXY is not a valid proxy URL: http://***@bad host:80');
+    expect(() => proxySettingsFromEnv({ https_proxy: 'socks5://bob:hunter22@proxy:1080' })).toThrow(
+      'https_proxy must be an http:// or https:// proxy URL, got socks5:// (socks5://***@proxy:1080)',
+    );
+  });
+});
+
+describe('redactCredentials', () => {
+  it('hides user and password of every URL in a text', () => {
+    expect(redactCredentials('via http://u:p%40ss@proxy:3128/ and https://token@h/x, not mail@example.org')).toBe(
+      'via http://***@proxy:3128/ and https://***@h/x, not mail@example.org',
+    );
+  });
+});
+
+describe('createDispatcher', () => {
+  it('keeps the proxy password out of a connection error to an unreachable proxy', async () => {
+    const port = await closedLoopbackPort();
+    const dispatcher = createDispatcher({ env: { HTTP_PROXY: `http://carol:Sup3r-secret@127.0.0.1:${port}` } });
+    try {
+      const error = await request(`http://127.0.0.1:${await closedLoopbackPort()}/x`, { dispatcher }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(inspect(error, { depth: 10 })).not.toMatch(/Sup3r-secret|carol:/);
+      expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it("trusts Node's bundled roots as well as the OS store (the OS store alone is tested in certificates.test.ts)", () => {
+    const trusted = new Set(trustedCertificates());
+    for (const root of tls.rootCertificates) expect(trusted.has(root)).toBe(true);
+    expect(trusted.size).toBeGreaterThanOrEqual(tls.rootCertificates.length);
+  });
+});

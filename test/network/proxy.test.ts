@@ -1,0 +1,124 @@
+// createDispatcher through real proxies on loopback: tinyproxy (plain forwarding and CONNECT)
+// and squid with Basic authentication. The proxies' own logs prove the requests went through
+// them; NO_PROXY is proven by a proxy address where nothing listens.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { inspect } from 'node:util';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../src-main/api/dispatcher';
+import { startReferenceService, type RunningService } from '../../src-service/index';
+import { closedLoopbackPort } from '../support/closed-port';
+import { cleanEnv, fetchInChild, findBinary, startSquid, startTinyproxy, startTlsService, type RunningProxy, type TlsService } from './support';
+
+let plain: RunningService;
+let plainRoot: string;
+let secure: TlsService;
+beforeAll(async () => {
+  plainRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-proxy-svc-'));
+  plain = await startReferenceService({ dataDir: plainRoot, seed: 5, sets: 2, fileSize: 32 * 1024, slots: 2 });
+  secure = await startTlsService();
+}, 120_000);
+afterAll(async () => {
+  await plain?.close();
+  await secure?.close();
+  if (plainRoot) await fs.rm(plainRoot, { recursive: true, force: true });
+});
+
+const plainSetsUrl = () => `${plain.deliveryBaseUrl}/collections/${plain.clients[0]!.collections[0]}/sets`;
+const secureSetsUrl = () => `${secure.svc.deliveryBaseUrl}/collections/${secure.collectionId}/sets`;
+const plainAuth = () => ({ authorization: `Bearer ${plain.clients[0]!.apiKey}` });
+
+/** One GET in this process through a dispatcher built from `env`; the status or the error. */
+async function get(url: string, env: NodeJS.ProcessEnv): Promise<{ status: number } | { error: Error }> {
+  const dispatcher = createDispatcher({ env });
+  try {
+    const res = await request(url, { dispatcher, headers: plainAuth() });
+    await res.body.dump();
+    return { status: res.statusCode };
+  } catch (e) {
+    return { error: e as Error };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+describe('NO_PROXY', () => {
+  it('bypasses the proxy for the listed hosts (here the proxy address has nothing listening)', async () => {
+    const dead = `http://127.0.0.1:${await closedLoopbackPort()}`;
+    expect(await get(plainSetsUrl(), { HTTP_PROXY: dead, NO_PROXY: 'localhost,127.0.0.1' })).toEqual({ status: 200 });
+    expect(await get(plainSetsUrl(), { http_proxy: dead, no_proxy: '127.0.0.1' })).toEqual({ status: 200 });
+    const refused = await get(plainSetsUrl(), { HTTP_PROXY: dead, NO_PROXY: 'example.org' });
+    expect('error' in refused && refused.error.message).toMatch(/ECONNREFUSED/);
+  });
+});
+
+const tinyproxyBinary = findBinary('tinyproxy');
+describe.skipIf(!tinyproxyBinary)(`through tinyproxy${tinyproxyBinary ? '' : ' (skipped: tinyproxy is not installed; apt-get install tinyproxy)'}`, () => {
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    proxy = await startTinyproxy(tinyproxyBinary!);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+  });
+
+  it('forwards a plain-HTTP request (absolute URL, no tunnel)', async () => {
+    expect(await get(plainSetsUrl(), { HTTP_PROXY: proxy.url })).toEqual({ status: 200 });
+    expect(await proxy.log()).toContain(`GET ${plainSetsUrl()} HTTP/1.1`);
+  });
+
+  it('tunnels HTTPS with CONNECT, over HTTP/1.1 and HTTP/2', async () => {
+    const env = cleanEnv({ HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: secure.certs.caCertPath });
+    expect(await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, env })).toMatchObject({ ok: true, status: 200, alpn: 'http/1.1' });
+    expect(await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, allowH2: true, env })).toMatchObject({ ok: true, status: 200, alpn: 'h2' });
+    expect(await proxy.log()).toContain(`CONNECT ${new URL(secure.svc.origin).host} HTTP/1.1`);
+  });
+
+  it('still checks the certificate at the end of the tunnel', async () => {
+    const env = cleanEnv({ HTTPS_PROXY: proxy.url });
+    expect(await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, env })).toMatchObject({ ok: false, code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+  });
+});
+
+const squidBinary = findBinary('squid');
+describe.skipIf(!squidBinary)(`through squid with Basic authentication${squidBinary ? '' : ' (skipped: squid is not installed; apt-get install squid)'}`, () => {
+  const user = 'alice';
+  const password = 'Pr0xy-s3cret';
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    proxy = await startSquid(squidBinary!, user, password);
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.stop();
+  });
+  const withCredentials = (pw: string) => proxy.url.replace('http://', `http://${user}:${encodeURIComponent(pw)}@`);
+
+  it('forwards plain HTTP and tunnels HTTPS with the credentials of the proxy URL', async () => {
+    expect(await get(plainSetsUrl(), { http_proxy: withCredentials(password) })).toEqual({ status: 200 });
+    const env = cleanEnv({ HTTPS_PROXY: withCredentials(password), NODE_EXTRA_CA_CERTS: secure.certs.caCertPath });
+    expect(await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, allowH2: true, env })).toMatchObject({ ok: true, status: 200, alpn: 'h2' });
+    const log = await proxy.log();
+    expect(log).toMatch(new RegExp(`GET ${plainSetsUrl().replace(/[.?]/g, '\\$&')} ${user} `));
+    expect(log).toMatch(new RegExp(`CONNECT ${new URL(secure.svc.origin).host} ${user} `));
+  });
+
+  it('fails clearly on a wrong password, without the password (or its Basic token) in the error', async () => {
+    const wrong = 'Wr0ng-pa55word';
+    const forwarded = await get(plainSetsUrl(), { HTTP_PROXY: withCredentials(wrong) });
+    expect('error' in forwarded).toBe(true);
+    const error = (forwarded as { error: Error }).error;
+    expect(error).toMatchObject({ code: 'PROXY_REFUSED', status: 407 });
+    expect(error.message).toBe(`The proxy ${proxy.url.slice('http://'.length)} refused the request with HTTP 407 (Proxy Authentication Required: check the user name and password in the proxy URL).`);
+    const tunnelled = await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, env: cleanEnv({ HTTPS_PROXY: withCredentials(wrong) }) });
+    expect(tunnelled).toMatchObject({ ok: false, code: 'PROXY_REFUSED', message: error.message });
+    const everything = inspect(error, { depth: 10 }) + JSON.stringify(tunnelled);
+    for (const secret of [wrong, encodeURIComponent(wrong), Buffer.from(`${user}:${wrong}`).toString('base64')]) expect(everything).not.toContain(secret);
+  });
+
+  it('fails clearly without credentials', async () => {
+    const result = await get(plainSetsUrl(), { HTTP_PROXY: proxy.url });
+    expect('error' in result && result.error).toMatchObject({ code: 'PROXY_REFUSED', status: 407 });
+  });
+});
