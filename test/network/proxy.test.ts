@@ -1,6 +1,8 @@
 // createDispatcher through real proxies on loopback: tinyproxy (plain forwarding and CONNECT)
 // and squid with Basic authentication. The proxies' own logs prove the requests went through
 // them; NO_PROXY is proven by a proxy address where nothing listens.
+import diagnostics from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
@@ -67,6 +69,35 @@ describe.skipIf(!tinyproxyBinary)(`through tinyproxy${tinyproxyBinary ? '' : ' (
   it('forwards a plain-HTTP request (absolute URL, no tunnel)', async () => {
     expect(await get(plainSetsUrl(), { HTTP_PROXY: proxy.url })).toEqual({ status: 200 });
     expect(await proxy.log()).toContain(`GET ${plainSetsUrl()} HTTP/1.1`);
+  });
+
+  it('opens at most `connections` connections to the proxy for plain-HTTP forwarding', async () => {
+    await plain.admin.addFault({ api: 'delivery' }, { type: 'latency', ms: 300 }, 8);
+    // tinyproxy closes a connection after each request, so count connections open at once.
+    let open = 0;
+    let peak = 0;
+    const onConnected = (message: unknown) => {
+      const socket = (message as { socket: Socket }).socket;
+      peak = Math.max(peak, ++open);
+      socket.once('close', () => open--);
+    };
+    diagnostics.subscribe('undici:client:connected', onConnected);
+    const dispatcher = createDispatcher({ connections: 2, env: { HTTP_PROXY: proxy.url } });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const res = await request(plainSetsUrl(), { dispatcher, headers: plainAuth() });
+          await res.body.dump();
+          return res.statusCode;
+        }),
+      );
+      expect(statuses).toEqual(Array(8).fill(200));
+    } finally {
+      await dispatcher.close();
+      await plain.admin.clearFaults();
+      diagnostics.unsubscribe('undici:client:connected', onConnected);
+    }
+    expect(peak).toBe(2);
   });
 
   it('tunnels HTTPS with CONNECT, over HTTP/1.1 and HTTP/2', async () => {
