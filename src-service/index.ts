@@ -50,6 +50,8 @@ export interface ServiceOptions {
   log?: (line: string) => void;
   /** Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this identity instead of plain HTTP/1.1; see tls/. */
   tls?: TlsIdentity;
+  /** Origin clients reach the service at when something sits in front of it (the bench's link emulator, a proxy); every URL the service gives out uses it. Default: the listening address. */
+  publicOrigin?: string;
 }
 
 export interface ServiceClient {
@@ -182,7 +184,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `${opts.tls ? 'https' : 'http'}://${hostInUrl}:${address.port}`;
+  origin = opts.publicOrigin?.replace(/\/+$/, '') ?? `${opts.tls ? 'https' : 'http'}://${hostInUrl}:${address.port}`;
   deliveryCtx.apiBase = `${origin}${DELIVERY_PATH}`;
   adminCtx.apiBase = deliveryCtx.apiBase;
 
