@@ -16,6 +16,8 @@ export interface DispatcherOptions {
   /** Default timeouts of a request, ms (callers may still set their own per request). */
   headersTimeout?: number;
   bodyTimeout?: number;
+  /** Time allowed to open a connection (TCP and TLS), ms; default 10 000 (undici's default). */
+  connectTimeout?: number;
   /** How long an idle connection is kept for reuse, ms; default 4 000 (undici's default). */
   keepAliveTimeout?: number;
   /** Where the proxy variables are read; default process.env. */
@@ -57,6 +59,7 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
     allowH2: opts.allowH2 ?? false,
     headersTimeout: opts.headersTimeout,
     bodyTimeout: opts.bodyTimeout,
+    connectTimeout: opts.connectTimeout,
     keepAliveTimeout: opts.keepAliveTimeout,
     ...(opts.allowH2 ? { initialWindowSize: H2_STREAM_WINDOW, connectionWindowSize: H2_CONNECTION_WINDOW } : {}),
   };
