@@ -1,10 +1,16 @@
 // The bench's WAN link emulator (bench/lib/link.ts) forwards bytes intact and in order, both
 // ways and over many connections at once, passes a half-close on, and restarts an idle
-// connection's window. (Its timing is measured by the bench, not asserted here.)
+// connection's window, and can stand in front of the reference service. (Its timing is measured by the bench, not asserted here.)
 import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLink, type Link } from '../../bench/lib/link';
+import { startReferenceService } from '../../src-service/index';
+import { closedLoopbackPort } from '../support/closed-port';
 
 let echo: Server;
 let link: Link;
@@ -80,4 +86,29 @@ it('falls back to the initial window when a connection was idle for longer than 
   await received(32);
   expect(link.stats().idleRestarts - before).toBe(1);
   socket.destroy();
+});
+
+it('puts the reference service behind the link: its URLs name the link, and files arrive intact through it', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-link-svc-'));
+  const front = await startLink({ rttMs: 4, rateMbit: 800 });
+  try {
+    front.targetPort = await closedLoopbackPort();
+    const svc = await startReferenceService({ dataDir: root, sets: 2, fileSize: 200_000, slots: 2, port: front.targetPort, publicOrigin: front.origin });
+    try {
+      expect(svc.deliveryBaseUrl).toBe(`${front.origin}/api/v1/partner`);
+      const auth = { authorization: `Bearer ${svc.clients[0]!.apiKey}` };
+      const page = await request(`${svc.deliveryBaseUrl}/collections/${svc.clients[0]!.collections[0]}/sets`, { headers: auth });
+      const { sets } = (await page.body.json()) as { sets: Array<{ files: Array<{ url: string; sha256: string }> }> };
+      const file = sets[0]!.files[0]!;
+      expect(file.url.startsWith(`${front.origin}/`)).toBe(true);
+      const body = Buffer.from(await (await request(file.url, { headers: auth })).body.arrayBuffer());
+      expect(createHash('sha256').update(body).digest('hex')).toBe(file.sha256);
+      expect(front.stats().connections).toBeGreaterThanOrEqual(2);
+    } finally {
+      await svc.close();
+    }
+  } finally {
+    await front.close();
+    await fs.rm(root, { recursive: true, force: true });
+  }
 });
