@@ -65,6 +65,7 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
   };
   const agent = new EnvHttpProxyAgent({
     ...proxies,
+    noProxy: withLoopback(proxies.noProxy),
     ...poolOptions,
     // Direct connections and the TLS endpoint of a CONNECT tunnel trust the same authorities;
     // allowH2 must be given to the tunnel's TLS as well for ALPN to offer h2 through a proxy.
@@ -93,6 +94,14 @@ export class ProxyRefusedError extends Error {
     super(`The proxy ${proxyHost} refused the request with HTTP ${status}${hint}.`, { cause });
     this.name = 'ProxyRefusedError';
   }
+}
+
+/**
+ * This machine is never reached through a proxy (as in Go's net/http): a proxy cannot reach the
+ * user's own loopback, and a local demo's key has no business on the company proxy.
+ */
+function withLoopback(noProxy: string): string {
+  return noProxy.trim() === '*' ? '*' : [noProxy, 'localhost', '127.0.0.1', '[::1]'].filter((s) => s.trim() !== '').join(',');
 }
 
 /**

@@ -1,5 +1,5 @@
 // A certificate authority made for one test or benchmark run, and a server certificate it
-// signed for the loopback names (127.0.0.1, ::1, localhost). Made with the openssl CLI because
+// signed for the loopback names (127.0.0.1, 127.0.0.2, ::1, localhost). Made with the openssl CLI because
 // Node's crypto can read X.509 certificates but not issue them. Nothing here is trusted by
 // anyone until a test decides to trust the CA (a `ca` option, NODE_EXTRA_CA_CERTS, or the OS store).
 
@@ -38,7 +38,8 @@ export async function createTestCertificates(dir: string): Promise<TestCertifica
     'basicConstraints=critical,CA:FALSE',
     'keyUsage=critical,digitalSignature',
     'extendedKeyUsage=serverAuth',
-    'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
+    // 127.0.0.2: tests that need a loopback address a client does not treat as its own machine.
+    'subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:::1,DNS:localhost',
     '',
   ].join('\n'));
   await openssl(['x509', '-req', '-in', file('server.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial',

@@ -41,11 +41,11 @@ describe('redactCredentials', () => {
 });
 
 describe('createDispatcher', () => {
-  it('keeps the proxy password out of a connection error to an unreachable proxy', async () => {
+  it('keeps the proxy password out of a connection error to an unreachable proxy (127.0.0.2: 127.0.0.1 is never proxied)', async () => {
     const port = await closedLoopbackPort();
     const dispatcher = createDispatcher({ env: { HTTP_PROXY: `http://carol:Sup3r-secret@127.0.0.1:${port}` } });
     try {
-      const error = await request(`http://127.0.0.1:${await closedLoopbackPort()}/x`, { dispatcher }).then(
+      const error = await request(`http://127.0.0.2:${await closedLoopbackPort()}/x`, { dispatcher }).then(
         () => undefined,
         (e: unknown) => e,
       );

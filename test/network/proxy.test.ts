@@ -1,6 +1,7 @@
 // createDispatcher through real proxies on loopback: tinyproxy (plain forwarding and CONNECT)
 // and squid with Basic authentication. The proxies' own logs prove the requests went through
-// them; NO_PROXY is proven by a proxy address where nothing listens.
+// them; NO_PROXY is proven by a proxy address where nothing listens. The services listen on
+// 127.0.0.2, because createDispatcher never sends 127.0.0.1, ::1 or localhost to a proxy.
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import * as os from 'node:os';
@@ -19,8 +20,8 @@ let plainRoot: string;
 let secure: TlsService;
 beforeAll(async () => {
   plainRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-proxy-svc-'));
-  plain = await startReferenceService({ dataDir: plainRoot, seed: 5, sets: 2, fileSize: 32 * 1024, slots: 2 });
-  secure = await startTlsService();
+  plain = await startReferenceService({ dataDir: plainRoot, seed: 5, sets: 2, fileSize: 32 * 1024, slots: 2, host: '127.0.0.2' });
+  secure = await startTlsService('127.0.0.2');
 }, 120_000);
 afterAll(async () => {
   await plain?.close();
@@ -49,10 +50,33 @@ async function get(url: string, env: NodeJS.ProcessEnv): Promise<{ status: numbe
 describe('NO_PROXY', () => {
   it('bypasses the proxy for the listed hosts (here the proxy address has nothing listening)', async () => {
     const dead = `http://127.0.0.1:${await closedLoopbackPort()}`;
-    expect(await get(plainSetsUrl(), { HTTP_PROXY: dead, NO_PROXY: 'localhost,127.0.0.1' })).toEqual({ status: 200 });
-    expect(await get(plainSetsUrl(), { http_proxy: dead, no_proxy: '127.0.0.1' })).toEqual({ status: 200 });
+    expect(await get(plainSetsUrl(), { HTTP_PROXY: dead, NO_PROXY: 'localhost,127.0.0.2' })).toEqual({ status: 200 });
+    expect(await get(plainSetsUrl(), { http_proxy: dead, no_proxy: '127.0.0.2' })).toEqual({ status: 200 });
+    expect(await get(plainSetsUrl(), { http_proxy: dead, no_proxy: '*' })).toEqual({ status: 200 });
     const refused = await get(plainSetsUrl(), { HTTP_PROXY: dead, NO_PROXY: 'example.org' });
     expect('error' in refused && refused.error.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('never sends 127.0.0.1 or localhost to a proxy, even when NO_PROXY does not list them', async () => {
+    const dead = `http://127.0.0.1:${await closedLoopbackPort()}`;
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-proxy-local-'));
+    const svc = await startReferenceService({ dataDir: root, seed: 5, sets: 1, fileSize: 1024, slots: 1 });
+    try {
+      const url = `${svc.deliveryBaseUrl}/collections/${svc.clients[0]!.collections[0]}/sets`;
+      const dispatcher = createDispatcher({ env: { HTTP_PROXY: dead, NO_PROXY: 'example.org' } });
+      try {
+        for (const target of [url, url.replace('127.0.0.1', 'localhost')]) {
+          const res = await request(target, { dispatcher, headers: { authorization: `Bearer ${svc.clients[0]!.apiKey}` } });
+          await res.body.dump();
+          expect(res.statusCode).toBe(200);
+        }
+      } finally {
+        await dispatcher.close();
+      }
+    } finally {
+      await svc.close();
+      await fs.rm(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -20,8 +20,11 @@ export interface TlsService {
   close(): Promise<void>;
 }
 
-/** The reference service over HTTPS (h2 + http/1.1) with a CA of its own, in a fresh temp folder. */
-export async function startTlsService(): Promise<TlsService> {
+/**
+ * The reference service over HTTPS (h2 + http/1.1) with a CA of its own, in a fresh temp folder.
+ * Proxy tests use host 127.0.0.2: createDispatcher never proxies 127.0.0.1.
+ */
+export async function startTlsService(host = '127.0.0.1'): Promise<TlsService> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-tls-'));
   const certs = await createTestCertificates(path.join(root, 'pki'));
   const svc = await startReferenceService({
@@ -30,6 +33,7 @@ export async function startTlsService(): Promise<TlsService> {
     sets: 3,
     fileSize: 96 * 1024,
     slots: 2,
+    host,
     tls: { key: certs.key, cert: certs.cert, ca: certs.caCert },
   });
   const client = svc.clients[0]!;
