@@ -82,6 +82,16 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
   return agent.compose(clearProxyErrors(proxies));
 }
 
+/**
+ * True for an error of certificate verification (OpenSSL's verify codes as Node reports them,
+ * e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED, SELF_SIGNED_CERT_IN_CHAIN, or a
+ * name mismatch). Such an error is not transient: retrying cannot help, trusting the CA can.
+ */
+export function isCertificateError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /CERT|UNABLE_TO_(VERIFY|GET)|SELF_SIGNED|INVALID_(CA|PURPOSE)|PATH_LENGTH_EXCEEDED|HOSTNAME_MISMATCH|ERR_TLS|ERR_SSL/.test(code);
+}
+
 /** A proxy answered a request (or its CONNECT) with a status other than success. */
 export class ProxyRefusedError extends Error {
   readonly code = 'PROXY_REFUSED';

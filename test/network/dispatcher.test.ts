@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import * as tls from 'node:tls';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, proxySettingsFromEnv, redactCredentials, trustedCertificates } from '../../src-main/api/dispatcher';
+import { createDispatcher, isCertificateError, proxySettingsFromEnv, redactCredentials, trustedCertificates } from '../../src-main/api/dispatcher';
 import { closedLoopbackPort } from '../support/closed-port';
 
 describe('proxySettingsFromEnv', () => {
@@ -61,5 +61,15 @@ describe('createDispatcher', () => {
     const trusted = new Set(trustedCertificates());
     for (const root of tls.rootCertificates) expect(trusted.has(root)).toBe(true);
     expect(trusted.size).toBeGreaterThanOrEqual(tls.rootCertificates.length);
+  });
+});
+
+describe('isCertificateError', () => {
+  it('knows the verification codes Node reports, and nothing else', () => {
+    for (const code of ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'ERR_TLS_CERT_ALTNAME_INVALID', 'INVALID_CA', 'HOSTNAME_MISMATCH']) {
+      expect(isCertificateError(Object.assign(new Error('x'), { code }))).toBe(true);
+    }
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'PROXY_REFUSED', undefined]) expect(isCertificateError(Object.assign(new Error('x'), { code }))).toBe(false);
+    expect(isCertificateError(null)).toBe(false);
   });
 });
