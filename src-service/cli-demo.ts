@@ -70,6 +70,7 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
       deliveryBaseUrl: service.deliveryBaseUrl,
       recruiterBaseUrl: service.recruiterBaseUrl,
       adminBaseUrl: service.adminBaseUrl,
+      adminToken: service.adminToken,
       clients: service.clients.map((c) => ({ name: c.name, apiKey: c.apiKey, collections: c.collections })),
       organizations: service.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: o.scopes })),
     }),
@@ -79,7 +80,7 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
   io.stderr(
     [
       `Reference service listening on ${service.origin} (Ctrl-C to stop).`,
-      `The JSON line on stdout holds the API keys; the demo keys are for this local service only.`,
+      `The JSON line on stdout holds the API keys and the admin token; the demo keys are for this local service only.`,
       ``,
       `Try it (KEY = clients[0].apiKey from the JSON line):`,
       `  curl -H "Authorization: Bearer $KEY" ${service.deliveryBaseUrl}/collections`,
@@ -89,7 +90,9 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
       `Sync it:`,
       `  DATASET_SYNC_API_KEY=$KEY npx dataset-sync sync --base-url ${service.deliveryBaseUrl} --collection ${collection} --dest ./dataset`,
       ``,
-      `Admin (loopback only): ${service.adminBaseUrl}/state, /stats, /faults`,
+      `Admin (loopback only; ADMIN = adminToken from the JSON line, new on every start):`,
+      `  curl -H "Authorization: Bearer $ADMIN" ${service.adminBaseUrl}/state`,
+      `  curl -H "Authorization: Bearer $ADMIN" -H "Content-Type: application/json" -d '{"match": {"path": "^/files/"}, "fault": {"type": "status", "status": 503}, "times": 1}' ${service.adminBaseUrl}/faults`,
     ].join('\n'),
   );
 

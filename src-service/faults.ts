@@ -13,10 +13,14 @@ export type Fault =
   | { type: 'truncate'; afterBytes: number }
   | { type: 'flip'; atByte: number }
   | { type: 'ignore_range' }
-  | { type: 'body'; status?: number; contentType?: string; body: string };
+  | { type: 'body'; status?: number; contentType?: string; body: string }
+  /** Headers at once, then the body `bytes` bytes every `everyMs` ms until complete. */
+  | { type: 'trickle'; bytes: number; everyMs: number }
+  /** Echoes the request's Authorization header into the body, a header and the reason phrase (default status 500). */
+  | { type: 'echo_auth'; status?: number };
 
 /** Faults that change how a body is transmitted (as opposed to replacing the answer). */
-export type StreamFault = Extract<Fault, { type: 'reset' | 'stall' | 'truncate' | 'flip' }>;
+export type StreamFault = Extract<Fault, { type: 'reset' | 'stall' | 'truncate' | 'flip' | 'trickle' }>;
 
 export type ApiName = 'delivery' | 'recruiter';
 
@@ -154,6 +158,16 @@ function parseFault(f: unknown): Fault | string {
       if (f.contentType !== undefined) out.contentType = f.contentType as string;
       return out;
     }
+    case 'trickle':
+      if (!isCount(f.bytes) || f.bytes < 1) return 'trickle fault needs bytes (1 or more per step)';
+      if (!isCount(f.everyMs)) return 'trickle fault needs everyMs (0 or more)';
+      return { type: 'trickle', bytes: f.bytes, everyMs: f.everyMs };
+    case 'echo_auth':
+      if (f.status === undefined) return { type: 'echo_auth' };
+      // 200 = the real answer plus the echo; an error status replaces the answer.
+      return f.status === 200 || (isCount(f.status) && f.status >= 400 && f.status <= 599)
+        ? { type: 'echo_auth', status: f.status }
+        : 'echo_auth fault status must be 200 or 400..599';
     default:
       return `unknown fault type: ${f.type}`;
   }

@@ -6,15 +6,18 @@ import type { Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AdminClient } from './admin-client';
+import { hostAllowed, isLoopbackHost, misdirected, newAdminToken, serviceHosts } from './admin/guard';
 import { handleAdmin, type AdminContext } from './admin/router';
 import { createMonotonicClock } from './clock';
 import { buildDemoData, type DemoData } from './demo-data';
 import { handleDelivery, isFileRoute, routeLabel, type DeliveryContext } from './delivery/router';
 import { FaultRegistry, type ApiName, type Fault, type StreamFault } from './faults';
-import { errorPlan, type ResponsePlan } from './http/plan';
+import { authorizationOf, echoErrorPlan, withEcho } from './http/echo-auth';
+import { errorPlan, jsonPlan, type ResponsePlan } from './http/plan';
 import { sendPlan } from './http/send';
 import { MediaStore, type BodySpec } from './media-store';
 import { mixSeed } from './prng';
+import type { JsonAnswer as RecruiterAnswer } from './recruiter/http';
 import { createRecruiterApi } from './recruiter/index';
 import { Stats } from './stats';
 import { Store } from './store';
@@ -71,6 +74,9 @@ export interface RunningService {
   organizations: Array<{ name: string; apiKey: string; scopes: string[] }>;
   expiredKey: string;
   revokedKey: string;
+  /** Per-run secret of the admin interface, sent as `Authorization: Bearer <adminToken>`. */
+  adminToken: string;
+  /** Sends the admin token with every call. */
   admin: AdminClient;
   /** Closes the server and every open socket at once (stalled ones too), then removes runtime files. */
   close(): Promise<void>;
@@ -117,14 +123,19 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
 
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const trackTimer = (timer: NodeJS.Timeout): void => {
+  const trackTimer = (timer: NodeJS.Timeout): (() => void) => {
     timers.add(timer);
     timer.unref();
+    return () => timers.delete(timer);
   };
 
   let origin = '';
+  // Filled in once the port is known.
+  const hosts = new Set<string>();
+  let checkHostEverywhere = false;
+  const adminToken = newAdminToken();
   const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
-  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '' };
+  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '', access: { token: adminToken, hosts } };
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
@@ -136,13 +147,19 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     });
   };
   const server = opts.tls ? createSecureService(opts.tls, onRequest) : http.createServer(onRequest);
+  // CONNECT bypasses the request handler; this is no proxy, so say so instead of dropping the socket.
+  server.on('connect', (_req, socket: Socket) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
 
   async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', origin);
+    if (checkHostEverywhere && !hostAllowed(req, hosts)) return sendPlan(req, res, misdirected(req), undefined);
+    const url = originFormUrl(req.url, origin);
+    if (!url) return sendPlan(req, res, errorPlan(400, 'the request target must be a path such as /api/v1/partner/me'), undefined);
     const pathname = url.pathname;
     const method = req.method ?? 'GET';
     if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) {
@@ -156,17 +173,13 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     stats.countRequest(api === 'delivery' ? routeLabel(method, sub) : `recruiter ${method} ${sub.replace(/\/\d+(?=\/|$)/g, '/:id')}`, isFile);
 
     const fault = faults.take(api, method, sub);
-    const replaced = fault && answerReplacedByFault(fault);
+    const replaced = fault && answerReplacedByFault(fault, api, req);
     if (replaced) return sendPlan(req, res, replaced, undefined);
-    if (fault?.type === 'latency') await sleep(fault.ms, trackTimer, timers);
+    if (fault?.type === 'latency') await sleep(fault.ms, trackTimer);
     if (res.destroyed) return;
 
-    if (api === 'recruiter') {
-      // Stream faults (reset, stall, truncate, flip) act on delivery answers only; the
-      // recruiter module writes its answers itself.
-      return recruiter.handle(req, res, sub, url);
-    }
-    const plan = handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    if (fault?.type === 'echo_auth') plan = withEcho(plan, authorizationOf(req));
     const streamFault = fault && isStreamFault(fault) ? fault : undefined;
     return sendPlan(req, res, plan, streamFault, {
       onBodyBytes: isFile ? (n) => stats.countFileBytes(n) : undefined,
@@ -185,6 +198,13 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   origin = opts.publicOrigin?.replace(/\/+$/, '') ?? `${opts.tls ? 'https' : 'http'}://${hostInUrl}:${address.port}`;
+  for (const h of serviceHosts(host, address.port)) hosts.add(h);
+  for (const h of serviceHosts(hostInUrl, address.port)) hosts.add(h);
+  // What sits in front (publicOrigin) forwards the clients' Host.
+  if (opts.publicOrigin) hosts.add(new URL(opts.publicOrigin).host.toLowerCase());
+  // Bound to loopback, every name but the loopback ones is a DNS-rebinding page's: refuse it
+  // for the APIs too. Bound wider, the APIs answer any Host (LAN clients use the machine's name).
+  checkHostEverywhere = isLoopbackHost(host.toLowerCase());
   deliveryCtx.apiBase = `${origin}${DELIVERY_PATH}`;
   adminCtx.apiBase = deliveryCtx.apiBase;
 
@@ -217,9 +237,24 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     organizations: recruiter.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: [...o.scopes] })),
     expiredKey: data.expiredKey,
     revokedKey: data.revokedKey,
-    admin: new AdminClient(`${origin}${ADMIN_PATH}`, opts.tls && fetchTrusting(opts.tls.ca)),
+    adminToken,
+    admin: new AdminClient(`${origin}${ADMIN_PATH}`, adminToken, opts.tls && fetchTrusting(opts.tls.ca)),
     close,
   };
+}
+
+/**
+ * The request target as a URL, or undefined when it is not origin-form ("/path?query"):
+ * absolute-form is for proxies and "*" for OPTIONS of a whole server, neither served here.
+ * Prefixing the origin (instead of new URL(target, origin)) keeps "//x" a path, not a host.
+ */
+function originFormUrl(target: string | undefined, origin: string): URL | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  try {
+    return new URL(`${origin}${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function underBase(pathname: string, base: string): boolean {
@@ -227,12 +262,20 @@ function underBase(pathname: string, base: string): boolean {
 }
 
 function isStreamFault(fault: Fault): fault is StreamFault {
-  return fault.type === 'reset' || fault.type === 'stall' || fault.type === 'truncate' || fault.type === 'flip';
+  return fault.type === 'reset' || fault.type === 'stall' || fault.type === 'truncate' || fault.type === 'flip' || fault.type === 'trickle';
+}
+
+function recruiterPlan(answer: RecruiterAnswer): ResponsePlan {
+  return jsonPlan(answer.status, answer.body, answer.headers);
 }
 
 /** Faults that answer instead of the API; undefined for faults that only shape the real answer. */
-function answerReplacedByFault(fault: Fault): ResponsePlan | undefined {
+function answerReplacedByFault(fault: Fault, api: ApiName, req: http.IncomingMessage): ResponsePlan | undefined {
   switch (fault.type) {
+    case 'echo_auth': {
+      const status = fault.status ?? 500;
+      return status === 200 ? undefined : echoErrorPlan(api, status, authorizationOf(req));
+    }
     case 'status':
       return errorPlan(fault.status, `injected fault: HTTP ${fault.status}`);
     case 'rate_limit':
@@ -248,13 +291,13 @@ function answerReplacedByFault(fault: Fault): ResponsePlan | undefined {
   }
 }
 
-function sleep(ms: number, track: (t: NodeJS.Timeout) => void, timers: Set<NodeJS.Timeout>): Promise<void> {
+function sleep(ms: number, track: (t: NodeJS.Timeout) => () => void): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      timers.delete(timer);
+      release();
       resolve();
     }, ms);
-    track(timer);
+    const release = track(timer);
   });
 }
 

@@ -43,12 +43,12 @@ export async function startBenchService(spec: ServiceSpec): Promise<BenchService
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const info = await new Promise<{ deliveryBaseUrl: string; adminBaseUrl: string; apiKey: string; collectionId: number }>((resolve, reject) => {
+  const info = await new Promise<{ deliveryBaseUrl: string; adminBaseUrl: string; adminToken: string; apiKey: string; collectionId: number }>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
     rl.once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`reference service exited early (code ${code})`)));
   });
-  const admin = new AdminClient(info.adminBaseUrl);
+  const admin = new AdminClient(info.adminBaseUrl, info.adminToken);
   return {
     deliveryBaseUrl: info.deliveryBaseUrl,
     apiKey: info.apiKey,

@@ -1,5 +1,5 @@
-// The admin interface (not part of the API): loopback only, no auth, JSON in and out.
-// Tests and benchmarks use it to change data, inject faults and read counters.
+// The admin interface (not part of the API): loopback only, per-run token (see guard.ts), JSON
+// in and out. Tests and benchmarks use it to change data, inject faults and read counters.
 
 import type { IncomingMessage } from 'node:http';
 import { readJsonBody } from '../http/body';
@@ -8,22 +8,19 @@ import { parseFaultRequest, type FaultRegistry } from '../faults';
 import { SET_STATUSES, type SetStatus } from '../model';
 import { setJson } from '../serialize';
 import type { Stats } from '../stats';
+import { refuseAdmin } from './guard';
 import { addAcceptedSets, editSetFile, moveSet, stateJson, type MutationContext } from './mutations';
 
 export interface AdminContext extends MutationContext {
   faults: FaultRegistry;
   stats: Stats;
   apiBase: string;
-}
-
-/** Admission: loopback peers only, even if the service was bound to a wider address. */
-export function isLoopbackPeer(req: IncomingMessage): boolean {
-  const address = req.socket.remoteAddress ?? '';
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+  access: { token: string; hosts: ReadonlySet<string> };
 }
 
 export async function handleAdmin(req: IncomingMessage, path: string, ctx: AdminContext): Promise<ResponsePlan> {
-  if (!isLoopbackPeer(req)) return errorPlan(403, 'the admin interface answers loopback clients only');
+  const refusal = refuseAdmin(req, ctx.access);
+  if (refusal) return refusal;
   const method = req.method ?? 'GET';
   const route = `${method} ${path.replace(/\/+$/, '') || '/'}`;
   const { store } = ctx;

@@ -8,6 +8,8 @@ export type BodySource =
 
 export interface ResponsePlan {
   status: number;
+  /** HTTP reason phrase; Node's default for the status when absent. */
+  reason?: string;
   headers: Record<string, string | number>;
   body: BodySource;
 }

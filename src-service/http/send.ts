@@ -1,6 +1,6 @@
 // Puts a ResponsePlan on the wire. Without a fault, files are piped straight from disk with
 // 1 MiB reads and no per-chunk work besides a byte counter. Stream faults cut, stall, end
-// early or corrupt the body at exact byte positions so clients can be tested against them.
+// early, trickle or corrupt the body at exact byte positions so clients can be tested against them.
 
 import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,8 +13,8 @@ const READ_CHUNK = 1024 * 1024;
 export interface SendHooks {
   /** Called with the number of body bytes handed to the socket (file bodies only are counted by callers). */
   onBodyBytes?: (bytes: number) => void;
-  /** Registers a timer the service must cancel when it closes (stalls). */
-  trackTimer?: (timer: NodeJS.Timeout) => void;
+  /** Registers a timer the service must cancel when it closes (stalls, trickles); returns its release. */
+  trackTimer?: (timer: NodeJS.Timeout) => () => void;
 }
 
 export async function sendPlan(req: IncomingMessage, res: ServerResponse, plan: ResponsePlan, fault: StreamFault | undefined, hooks: SendHooks = {}): Promise<void> {
@@ -22,9 +22,10 @@ export async function sendPlan(req: IncomingMessage, res: ServerResponse, plan: 
   const headers: Record<string, string | number> = { ...plan.headers };
   if (fault?.type === 'truncate') delete headers['content-length'];
   else headers['content-length'] = length;
-  res.writeHead(plan.status, headers);
-  // Headers must be on the wire before a reset or stall that may come before any body byte.
-  if (fault?.type === 'reset' || fault?.type === 'stall') res.flushHeaders();
+  if (plan.reason === undefined) res.writeHead(plan.status, headers);
+  else res.writeHead(plan.status, plan.reason, headers);
+  // Headers must be on the wire before a reset, stall or trickle that may come before any body byte.
+  if (fault?.type === 'reset' || fault?.type === 'stall' || fault?.type === 'trickle') res.flushHeaders();
 
   if (req.method === 'HEAD' || length === 0) {
     if (fault?.type === 'reset' || (fault?.type === 'stall' && fault.ms === undefined)) return dropConnection(res);
@@ -52,6 +53,15 @@ export async function sendPlan(req: IncomingMessage, res: ServerResponse, plan: 
       if (res.destroyed) return;
       return writePart(res, plan.body, sent, length, true, hooks);
     }
+    case 'trickle': {
+      for (let sent = 0; sent < length; sent += fault.bytes) {
+        if (sent > 0) await pause(fault.everyMs, res, hooks);
+        if (res.destroyed) return;
+        const to = Math.min(sent + fault.bytes, length);
+        await writePart(res, plan.body, sent, to, to === length, hooks);
+      }
+      return;
+    }
   }
 }
 
@@ -72,16 +82,15 @@ function writePart(res: ServerResponse, body: BodySource, from: number, to: numb
       data[flipAt - from] = (data[flipAt - from] ?? 0) ^ 0xff;
     }
     hooks.onBodyBytes?.(data.length);
-    return new Promise((resolve) => {
+    return untilDoneOrClosed(res, (resolve) => {
       if (end) res.end(data, () => resolve());
       else res.write(data, () => resolve());
-      res.once('close', resolve);
     });
   }
 
   const fileStart = body.start + from;
   const fileEnd = body.start + to - 1;
-  return new Promise((resolve) => {
+  return untilDoneOrClosed(res, (resolve, onClose) => {
     const stream = fs.createReadStream(body.path, { start: fileStart, end: fileEnd, highWaterMark: READ_CHUNK });
     let position = fileStart;
     const flipping = flipAt !== undefined && flipAt >= fileStart && flipAt <= fileEnd;
@@ -98,10 +107,7 @@ function writePart(res: ServerResponse, body: BodySource, from: number, to: numb
       res.destroy();
       resolve();
     });
-    res.once('close', () => {
-      stream.destroy();
-      resolve();
-    });
+    onClose(() => stream.destroy());
     if (end) {
       stream.pipe(res);
       stream.on('end', () => resolve());
@@ -111,6 +117,26 @@ function writePart(res: ServerResponse, body: BodySource, from: number, to: numb
       // or stall begins after exactly the promised number of bytes.
       stream.on('end', () => res.write(Buffer.alloc(0), () => resolve()));
     }
+  });
+}
+
+/**
+ * A promise settled by `start`'s resolve or by the response closing, whichever comes first.
+ * The close listener is removed afterwards, so a trickle's many parts do not pile up listeners.
+ */
+function untilDoneOrClosed(res: ServerResponse, start: (resolve: () => void, onClose: (cleanup: () => void) => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let cleanup: (() => void) | undefined;
+    const settle = (): void => {
+      res.off('close', closed);
+      resolve();
+    };
+    const closed = (): void => {
+      cleanup?.();
+      settle();
+    };
+    res.once('close', closed);
+    start(settle, (fn) => (cleanup = fn));
   });
 }
 
@@ -130,11 +156,14 @@ function dropConnection(res: ServerResponse): void {
 
 function pause(ms: number, res: ServerResponse, hooks: SendHooks): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    hooks.trackTimer?.(timer);
-    res.once('close', () => {
+    const done = (): void => {
       clearTimeout(timer);
+      release?.();
+      res.off('close', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    const release = hooks.trackTimer?.(timer);
+    res.once('close', done);
   });
 }

@@ -1,6 +1,6 @@
 // JSON responses and request bodies of the recruiter API. Every error answer has the shape
 // {"error": "<message>"}; validation failures add {"errors": {"<field>": ["message", ...]}}.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -25,21 +25,17 @@ export const validationFailed = (errors: FieldErrors): HttpError => new HttpErro
 /** An illegal state move: a 422 whose field errors name `state`. */
 export const illegalMove = (message: string): HttpError => validationFailed({ state: [message] });
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
+/** An answer of the recruiter API: status, extra headers and the JSON body (the service serializes it). */
+export interface JsonAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
 }
 
-export function sendError(res: ServerResponse, err: HttpError): void {
+export function errorAnswer(err: HttpError): JsonAnswer {
   const body: { error: string; errors?: FieldErrors } = { error: err.message };
   if (err.fieldErrors) body.errors = err.fieldErrors;
-  sendJson(res, err.status, body, err.headers);
+  return { status: err.status, headers: err.headers, body };
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;

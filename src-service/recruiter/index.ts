@@ -44,9 +44,9 @@
 //   hourly rate counts as 8 hours a day, a fixed price as the daily budget) + availability
 //   (available 20, busy 8) + verified (10). With required skills only Data Champs holding one of
 //   them appear; applicants to the job are left out. `limit` 1..50, default 10.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { authenticate, requireScope } from './auth';
-import { HttpError, notFound, sendError, sendJson } from './http';
+import { errorAnswer, HttpError, notFound, type JsonAnswer } from './http';
 import { createDemoStore } from './demo-data';
 import { matchRoute } from './router';
 import type { RecruiterStore } from './store';
@@ -59,8 +59,11 @@ export interface RecruiterOrganization {
 
 export interface RecruiterApi {
   organizations: RecruiterOrganization[];
-  /** `path` is the request path below /api/v1/recruiter (e.g. "/jobs/3"), `url` the whole parsed URL. */
-  handle(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void>;
+  /**
+   * `path` is the request path below /api/v1/recruiter (e.g. "/jobs/3"), `url` the whole parsed URL.
+   * Returns the answer instead of writing it, so the service's faults can shape it on the wire.
+   */
+  handle(req: IncomingMessage, path: string, url: URL): Promise<JsonAnswer>;
 }
 
 export interface RecruiterApiOptions {
@@ -75,11 +78,11 @@ export function createRecruiterApi(opts: RecruiterApiOptions): RecruiterApi {
   const store = createDemoStore(opts);
   return {
     organizations: store.organizations.map((o) => ({ name: o.name, apiKey: o.apiKey, scopes: [...o.scopes] })),
-    handle: (req, res, path, url) => handleRequest(store, req, res, path, url),
+    handle: (req, path, url) => handleRequest(store, req, path, url),
   };
 }
 
-async function handleRequest(store: RecruiterStore, req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
+async function handleRequest(store: RecruiterStore, req: IncomingMessage, path: string, url: URL): Promise<JsonAnswer> {
   try {
     const org = authenticate(store, req);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -90,15 +93,11 @@ async function handleRequest(store: RecruiterStore, req: IncomingMessage, res: S
     }
     if (match.route.scope) requireScope(org, match.route.scope);
     const reply = await match.route.handler({ store, org, req, url }, match.params);
-    sendJson(res, reply.status, reply.body);
+    return { status: reply.status, headers: {}, body: reply.body };
   } catch (err) {
-    if (err instanceof HttpError) {
-      sendError(res, err);
-      return;
-    }
+    if (err instanceof HttpError) return errorAnswer(err);
     // Internal detail stays in the service log, never in the answer.
     console.error('recruiter API: unexpected error', err);
-    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-    else res.destroy();
+    return { status: 500, headers: {}, body: { error: 'internal error' } };
   }
 }

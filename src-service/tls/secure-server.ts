@@ -22,7 +22,11 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 export function createSecureService(identity: TlsIdentity, handler: RequestHandler): http2.Http2SecureServer {
   const server = http2.createSecureServer({ key: identity.key, cert: identity.cert, allowHTTP1: true }, (req, res) => {
     // An h2 stream of the compatibility API stands in for IncomingMessage/ServerResponse.
-    if (req.httpVersionMajor === 2) addFlushHeaders(res);
+    if (req.httpVersionMajor === 2) {
+      addFlushHeaders(res);
+      // HTTP/2 names the host in :authority; the service's Host checks read `host`.
+      req.headers.host ??= req.authority;
+    }
     handler(req as unknown as IncomingMessage, res as unknown as ServerResponse);
   });
   return server;

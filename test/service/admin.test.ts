@@ -163,7 +163,7 @@ describe('GET /admin/stats and /admin/state', () => {
   });
 
   it('answers unknown admin paths with a JSON 404', async () => {
-    const res = await getJson(`${svc.adminBaseUrl}/nope`, null);
+    const res = await getJson(`${svc.adminBaseUrl}/nope`, svc.adminToken);
     expectJsonError(res, 404);
   });
 });

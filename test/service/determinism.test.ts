@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../src-service/cli-demo';
+import { AdminClient } from '../../src-service/admin-client';
 import { getBytes, getJson, sha256, startTestService, walkSets, type ApiCollectionDetail, type ApiSet } from './support';
 
 let dir: string;
@@ -107,10 +108,15 @@ describe('demo command', () => {
       deliveryBaseUrl: string;
       recruiterBaseUrl: string;
       adminBaseUrl: string;
+      adminToken: string;
       clients: Array<{ name: string; apiKey: string; collections: number[] }>;
       organizations: Array<{ name: string; apiKey: string; scopes: string[] }>;
     };
-    expect(Object.keys(info)).toEqual(['deliveryBaseUrl', 'recruiterBaseUrl', 'adminBaseUrl', 'clients', 'organizations']);
+    expect(Object.keys(info)).toEqual(['deliveryBaseUrl', 'recruiterBaseUrl', 'adminBaseUrl', 'adminToken', 'clients', 'organizations']);
+    expect(info.adminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await new AdminClient(info.adminBaseUrl, info.adminToken).state()).collections.length).toBeGreaterThan(0);
+    await expect(new AdminClient(info.adminBaseUrl, 'not-the-token').state()).rejects.toThrow(/401/);
+    expect(err.join('\n')).not.toContain(info.adminToken);
     expect(info.deliveryBaseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner$/);
     expect(info.recruiterBaseUrl).toMatch(/\/api\/v1\/recruiter$/);
     expect(info.adminBaseUrl).toMatch(/\/admin$/);

@@ -3,6 +3,8 @@
 
 import * as http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Fault } from '../../src-service/faults';
+import { echoErrorPlan } from '../../src-service/http/echo-auth';
 import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type TestService } from './support';
 
 let svc: TestService;
@@ -21,6 +23,7 @@ afterAll(async () => {
 
 interface RawAnswer {
   status: number;
+  statusMessage: string;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   /** True when the body ended cleanly (not cut by a dropped connection or our own give-up). */
@@ -28,8 +31,11 @@ interface RawAnswer {
   error?: Error;
 }
 
-/** One request on a fresh connection; `giveUpAfterMs` aborts a stalled transfer (the client's watchdog). */
-function rawGet(url: string, headers: Record<string, string>, giveUpAfterMs?: number): Promise<RawAnswer> {
+/**
+ * One request on a fresh connection; `giveUpAfterMs` aborts a stalled transfer (the client's
+ * watchdog), counted from the answer's headers or, with `afterBytes`, from that many body bytes.
+ */
+function rawGet(url: string, headers: Record<string, string>, giveUpAfterMs?: number, afterBytes = 0): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.get(url, { headers, agent: false }, (res) => {
@@ -37,12 +43,20 @@ function rawGet(url: string, headers: Record<string, string>, giveUpAfterMs?: nu
       const chunks: Buffer[] = [];
       let error: Error | undefined;
       let timer: NodeJS.Timeout | undefined;
-      if (giveUpAfterMs !== undefined) timer = setTimeout(() => req.destroy(new Error('client gave up')), giveUpAfterMs);
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let received = 0;
+      const watch = (): void => {
+        if (giveUpAfterMs !== undefined && timer === undefined && received >= afterBytes) timer = setTimeout(() => req.destroy(new Error('client gave up')), giveUpAfterMs);
+      };
+      watch();
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        received += c.length;
+        watch();
+      });
       res.on('error', (e) => (error = e));
       res.on('close', () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete, error });
+        resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks), complete: res.complete, error });
       });
     });
     req.on('error', (e) => {
@@ -171,6 +185,87 @@ describe('stream faults', () => {
   });
 });
 
+describe('trickle', () => {
+  it('sends the headers at once, then bytes per step: one step and nothing more during a long pause', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'trickle', bytes: 100, everyMs: 60_000 }, 1);
+    const res = await rawGet(file.url, auth(), 200, 100);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(file.size_bytes));
+    expect(res.complete).toBe(false);
+    expect(res.body).toEqual((await full()).subarray(0, 100));
+  });
+
+  it('completes a file body (also a range) intact', async () => {
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'trickle', bytes: 4000, everyMs: 1 }, 2);
+    const whole = await rawGet(file.url, auth());
+    expect(whole.complete).toBe(true);
+    expect(sha256(whole.body)).toBe(file.sha256);
+    const ranged = await rawGet(file.url, { ...auth(), range: 'bytes=1000-9999' });
+    expect(ranged.status).toBe(206);
+    expect(ranged.body).toEqual((await full()).subarray(1000, 10_000));
+  });
+
+  it('trickles JSON answers of both APIs, which arrive complete and unchanged', async () => {
+    const organization = svc.organizations[0]?.apiKey ?? '';
+    const normalDelivery = await getJson(`${svc.deliveryBaseUrl}/collections`, svc.mainKey);
+    const normalRecruiter = await getJson(`${svc.recruiterBaseUrl}/me`, organization);
+    await svc.admin.addFault({ api: 'delivery', path: '^/collections$' }, { type: 'trickle', bytes: 7, everyMs: 1 }, 1);
+    await svc.admin.addFault({ api: 'recruiter', path: '^/me$' }, { type: 'trickle', bytes: 5, everyMs: 1 }, 1);
+    const delivery = await rawGet(`${svc.deliveryBaseUrl}/collections`, auth());
+    const recruiter = await rawGet(`${svc.recruiterBaseUrl}/me`, { authorization: `Bearer ${organization}` });
+    expect(JSON.parse(delivery.body.toString())).toEqual(normalDelivery.body);
+    expect(JSON.parse(recruiter.body.toString())).toEqual(normalRecruiter.body);
+    expect(await svc.admin.listFaults()).toEqual([]);
+  });
+});
+
+describe('echo_auth', () => {
+  const secret = () => `Bearer ${svc.mainKey}`;
+
+  it('default 500: the Authorization value in the error body, X-Echo-Authorization and the reason phrase', async () => {
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'echo_auth' }, 1);
+    const res = await rawGet(`${svc.deliveryBaseUrl}/me`, auth());
+    expect(res.status).toBe(500);
+    const body = JSON.parse(res.body.toString()) as { error: string };
+    expect(Object.keys(body)).toEqual(['error']);
+    expect(body.error).toContain(secret());
+    expect(res.headers['x-echo-authorization']).toBe(secret());
+    expect(res.statusMessage).toContain(secret());
+  });
+
+  it('recruiter: its own error shape, with the value also in errors', async () => {
+    const key = svc.organizations[0]?.apiKey ?? '';
+    await svc.admin.addFault({ api: 'recruiter' }, { type: 'echo_auth', status: 401 }, 1);
+    const res = await rawGet(`${svc.recruiterBaseUrl}/jobs`, { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(401);
+    const body = JSON.parse(res.body.toString()) as { error: string; errors: Record<string, string[]> };
+    expect(body.error).toContain(key);
+    expect(body.errors.authorization).toEqual([`Bearer ${key}`]);
+    expect(res.headers['x-echo-authorization']).toBe(`Bearer ${key}`);
+    expect(res.statusMessage).toContain(key);
+  });
+
+  it('status 200: the real answer plus an echo field; file bodies stay intact', async () => {
+    const normal = (await getJson<Record<string, unknown>>(`${svc.deliveryBaseUrl}/collections`, svc.mainKey)).body;
+    await svc.admin.addFault({ path: '^/collections$' }, { type: 'echo_auth', status: 200 }, 1);
+    const res = await rawGet(`${svc.deliveryBaseUrl}/collections`, auth());
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString())).toEqual({ ...normal, echo: secret() });
+    expect(res.statusMessage).toContain(secret());
+    await svc.admin.addFault({ path: '^/files/' }, { type: 'echo_auth', status: 200 }, 1);
+    const download = await rawGet(file.url, auth());
+    expect(sha256(download.body)).toBe(file.sha256);
+    expect(download.headers['x-echo-authorization']).toBe(secret());
+  });
+
+  it('strips CR and LF from the header and reason phrase but not from the body', () => {
+    const plan = echoErrorPlan('delivery', 502, 'Bearer a\r\nInjected: yes');
+    expect(plan.reason).toBe('Bad Gateway (Authorization: Bearer aInjected: yes)');
+    expect(plan.headers['x-echo-authorization']).toBe('Bearer aInjected: yes');
+    expect(plan.body.kind === 'buffer' && JSON.parse(plan.body.data.toString())).toEqual({ error: 'injected fault: the request carried Authorization: Bearer a\r\nInjected: yes' });
+  });
+});
+
 describe('matching and bookkeeping', () => {
   it('times retires a fault after that many matching requests; hits are counted', async () => {
     const id = await svc.admin.addFault({ path: '^/me$' }, { type: 'status', status: 500 }, 2);
@@ -215,8 +310,16 @@ describe('matching and bookkeeping', () => {
       { match: {}, fault: { type: 'reset' } },
       { match: {}, fault: { type: 'status', status: 500 }, times: 0 },
       { match: { api: 'other' }, fault: { type: 'status', status: 500 } },
+      { match: {}, fault: { type: 'trickle', bytes: 0, everyMs: 10 } },
+      { match: {}, fault: { type: 'trickle', bytes: 10 } },
+      { match: {}, fault: { type: 'echo_auth', status: 302 } },
+      { match: {}, fault: { type: 'echo_auth', status: '500' } },
     ]) {
-      const res = await fetch(`${svc.adminBaseUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${svc.adminBaseUrl}/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.adminToken}` },
+        body: JSON.stringify(body),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { error: string }).error).toBeTruthy();
     }
@@ -224,17 +327,21 @@ describe('matching and bookkeeping', () => {
 });
 
 describe('close', () => {
-  it('closes promptly even with a stalled download open', async () => {
+  const open: Array<[string, Fault, number]> = [
+    ['a stalled download', { type: 'stall', afterBytes: 100 }, 100],
+    ['a trickle in a long pause', { type: 'trickle', bytes: 10, everyMs: 60_000 }, 10],
+  ];
+  it.each(open)('closes promptly even with %s open', async (_name, fault, sent) => {
     const other = await startTestService({ sets: 1 });
     try {
       const f = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]?.files[0] as ApiFile;
-      await other.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 100 });
+      await other.admin.addFault({ path: '^/files/' }, fault);
       const pending = rawGet(f.url, { authorization: `Bearer ${other.mainKey}` });
       await new Promise((r) => setTimeout(r, 100));
       await other.close();
       const res = await pending;
       expect(res.complete).toBe(false);
-      expect(res.body.length).toBe(100);
+      expect(res.body.length).toBe(sent);
     } finally {
       await other.stop();
     }
