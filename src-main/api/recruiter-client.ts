@@ -1,16 +1,19 @@
-// Typed client of the recruiter API (../shared/spec/recruiter-api.md) over undici. Every
-// answer is checked by the validators in recruiter-types.ts before a caller sees it; every
+// Typed client of the recruiter API (../shared/spec/recruiter-api.md) over undici. Requests,
+// status mapping, bounds and redaction are the shared boundary's (http.ts); every answer is
+// checked against its schema (src-shared/recruiter-api.ts) before a caller sees it; every
 // failure is one ApiError. The API key is sent only in the Authorization header and never
-// appears in an error message (server messages are scrubbed of it too).
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { validateBaseUrl } from './base-url';
-import { ApiError, type ApiErrorKind } from './errors';
+// appears in an error message or a returned record.
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
 import {
-  MalformedAnswer, parseApplication, parseApplications, parseDataChamp, parseDataChampsPage, parseJob, parseJobDetail,
-  parseJobsPage, parseMatches, parseMe,
+  ApplicationAnswerSchema, ApplicationsAnswerSchema, DataChampAnswerSchema, DataChampsAnswerSchema, JobAnswerSchema,
+  JobDetailAnswerSchema, JobsAnswerSchema, MatchesAnswerSchema, RecruiterMeSchema,
   type Application, type DataChamp, type DataChampSearchFilters, type DataChampsPage, type Job, type JobDetail,
-  type JobInput, type JobListOptions, type JobsPage, type JobUpdate, type Match, type RecruiterMe,
-} from './recruiter-types';
+  type JobInput, type JobListOptions, type JobsPage, type JobUpdate, type Match, type Page, type RecruiterMe,
+} from '../../src-shared/recruiter-api';
+import { validateBaseUrl } from './base-url';
+import { ApiError } from './errors';
+import { createHttpEndpoint } from './http';
 
 export type RecruiterId = number | string;
 
@@ -47,51 +50,12 @@ export interface RecruiterClient {
   close(): Promise<void>;
 }
 
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-
-/** 422 `errors` as an object of arrays or strings, an array of {field, message(s)}, a list or a string. */
-export function parseFieldErrors(raw: unknown): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  const add = (field: string, message: unknown) => {
-    const texts = Array.isArray(message) ? message : [message];
-    for (const m of texts) {
-      const text = typeof m === 'string' ? m : typeof m === 'object' && m !== null && 'message' in m ? String((m as { message: unknown }).message) : JSON.stringify(m);
-      (out[field] ??= []).push(text);
-    }
-  };
-  if (typeof raw === 'string') add('base', raw);
-  else if (Array.isArray(raw)) {
-    for (const item of raw) {
-      if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
-        const rec = item as Record<string, unknown>;
-        const field = typeof rec.field === 'string' ? rec.field : typeof rec.param === 'string' ? rec.param : 'base';
-        add(field, rec.messages ?? rec.message ?? rec.error ?? 'is invalid');
-      } else add('base', item);
-    }
-  } else if (typeof raw === 'object' && raw !== null) {
-    for (const [field, messages] of Object.entries(raw)) add(field, messages);
-  }
-  return out;
-}
-
-function kindOfStatus(status: number): ApiErrorKind {
-  if (status === 401) return 'auth';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 416) return 'range';
-  if (status === 422) return 'validation';
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'server';
-  if (status >= 400) return 'bad_request';
-  return 'malformed'; // 1xx/3xx are not part of this API
-}
-
-function retryAfterSeconds(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+/** Page fields the answer left out, derived from what was asked and how many items came. */
+function pageOf(fields: Partial<Page>, count: number, asked: { page?: number; per_page?: number }): Page {
+  const page = fields.page ?? asked.page ?? 1;
+  const perPage = fields.per_page ?? asked.per_page ?? Math.max(count, 1);
+  const total = fields.total ?? (page - 1) * perPage + count;
+  return { page, per_page: perPage, total, has_more: fields.has_more ?? page * perPage < total };
 }
 
 export function createRecruiterClient(opts: RecruiterClientOptions): RecruiterClient {
@@ -100,137 +64,77 @@ export function createRecruiterClient(opts: RecruiterClientOptions): RecruiterCl
   if (apiKey === '') throw new ApiError('auth', 'No recruiter API key is configured.');
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const ownDispatcher = opts.dispatcher ? null : new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
-  const dispatcher = opts.dispatcher ?? (ownDispatcher as Agent);
-
-  const scrub = (text: string): string => text.split(apiKey).join('[redacted]').slice(0, 300);
+  const http = createHttpEndpoint({
+    dispatcher: opts.dispatcher ?? (ownDispatcher as Agent),
+    baseUrl,
+    apiKey,
+    messagePrefix: 'Recruiter API: ',
+    headersTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+  });
 
   /** Sends one request; returns the parsed JSON body (undefined when the answer is empty). */
-  async function call(method: Dispatcher.HttpMethod, path: string, body?: unknown, query?: URLSearchParams): Promise<unknown> {
-    const what = `${method} ${path}`;
+  function call(method: Dispatcher.HttpMethod, path: string, body?: unknown, query?: URLSearchParams): Promise<unknown> {
     const qs = query && [...query.keys()].length > 0 ? `?${query.toString()}` : '';
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(`${baseUrl}${path}${qs}`, {
-        method,
-        dispatcher,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-    } catch (err) {
-      throw networkError(what, err);
-    }
-    let text: string;
-    try {
-      text = await readCapped(res.body);
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw networkError(what, err);
-    }
-    let parsed: unknown;
-    let parseFailed = false;
-    if (text.trim() !== '') {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parseFailed = true;
-      }
-    }
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      if (parseFailed) throw new ApiError('malformed', `Recruiter API: ${what} answered ${res.statusCode} with a body that is not JSON.`, { status: res.statusCode });
-      return parsed;
-    }
-    throw statusError(what, res.statusCode, parsed, res.headers['retry-after']);
+    return http.requestJson({ method, path: `${http.basePath}${path}${qs}`, body });
   }
 
-  function statusError(what: string, status: number, parsed: unknown, retryAfter: string | string[] | undefined): ApiError {
-    const kind = kindOfStatus(status);
-    const record = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-    const serverMessage = typeof record.error === 'string' ? record.error : typeof record.message === 'string' ? record.message : '';
-    const fieldErrors = kind === 'validation' ? parseFieldErrors(record.errors) : undefined;
-    const details = fieldErrors && Object.keys(fieldErrors).length > 0
-      ? `: ${Object.entries(fieldErrors).map(([f, m]) => `${f} ${m.join('; ')}`).join(', ')}`
-      : serverMessage ? `: ${serverMessage}` : '';
-    const lead = {
-      auth: 'the API key was refused (missing, unknown or revoked)',
-      forbidden: 'access denied (the key lacks the scope, or the resource belongs to another organization)',
-      not_found: 'not found',
-      validation: 'the request was refused',
-    }[kind as string];
-    const message = scrub(`Recruiter API: ${what} answered ${status}${lead ? ` — ${lead}` : ''}${details}`);
-    return new ApiError(kind, message, {
-      status,
-      fieldErrors: fieldErrors && Object.fromEntries(Object.entries(fieldErrors).map(([f, m]) => [f, m.map(scrub)])),
-      retryAfterSeconds: retryAfterSeconds(retryAfter),
-    });
+  /** Checks an answer; a contract mismatch becomes ApiError 'malformed' naming the field below `root`. */
+  const parse = <S extends z.ZodType>(schema: S, body: unknown, method: string, path: string, root = ''): z.output<S> =>
+    http.parse(schema, body, http.labelOf(method, `${http.basePath}${path}`), root);
+
+  async function get<S extends z.ZodType>(path: string, schema: S, root = '', query?: URLSearchParams): Promise<z.output<S>> {
+    return parse(schema, await call('GET', path, undefined, query), 'GET', path, root);
   }
 
-  function networkError(what: string, err: unknown): ApiError {
-    if (err instanceof undiciErrors.RequestAbortedError) return new ApiError('aborted', `Recruiter API: ${what} was cancelled.`, { cause: err });
-    const reason = err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err);
-    return new ApiError('network', scrub(`Recruiter API: ${what} failed before an answer arrived (${reason}).`), { cause: err });
-  }
-
-  /** Runs a validator; a contract mismatch becomes ApiError 'malformed'. */
-  function validate<T>(what: string, parse: () => T): T {
-    try {
-      return parse();
-    } catch (err) {
-      if (err instanceof MalformedAnswer) throw new ApiError('malformed', `Recruiter API: ${what} gave an unexpected answer: ${scrub(err.message)}.`, { cause: err });
-      throw err;
-    }
+  /** A state move or update; an answer without a body (e.g. 204) is followed by a fresh read. */
+  async function change<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, body: unknown, schema: S, root: string, reread: string): Promise<z.output<S>> {
+    const answer = await call(method, path, body);
+    if (answer === undefined) return get(reread, schema, root);
+    return parse(schema, answer, method, path, root);
   }
 
   const seg = (id: RecruiterId): string => encodeURIComponent(String(id));
   const jobPath = (jobId: RecruiterId) => `/jobs/${seg(jobId)}`;
   const appPath = (jobId: RecruiterId, appId: RecruiterId) => `${jobPath(jobId)}/applications/${seg(appId)}`;
-  const numericId = (id: RecruiterId): number => (typeof id === 'number' ? id : Number(id));
+  /** job_id is implied by the URL when an application record leaves it out. */
+  const ofJob = (jobId: RecruiterId) => (a: z.output<typeof ApplicationAnswerSchema>): Application => ({
+    ...a,
+    job_id: a.job_id ?? (typeof jobId === 'number' ? jobId : Number(jobId)),
+  });
 
-  async function get<T>(path: string, parse: (body: unknown) => T, query?: URLSearchParams): Promise<T> {
-    const body = await call('GET', path, undefined, query);
-    return validate(`GET ${path}`, () => parse(body));
-  }
-
-  /** A state move or update; an answer without a body (e.g. 204) is followed by a fresh read. */
-  async function change<T>(method: Dispatcher.HttpMethod, path: string, body: unknown, parse: (body: unknown) => T, reread: string): Promise<T> {
-    const answer = await call(method, path, body);
-    if (answer === undefined) return get(reread, parse);
-    return validate(`${method} ${path}`, () => parse(answer));
-  }
-
-  const jobMove = (jobId: RecruiterId, action: string) => change('POST', `${jobPath(jobId)}/${action}`, undefined, parseJob, jobPath(jobId));
-  const appChange = (jobId: RecruiterId, appId: RecruiterId, method: Dispatcher.HttpMethod, suffix: string, body?: unknown) =>
-    change(method, `${appPath(jobId, appId)}${suffix}`, body, (b) => parseApplication(b, numericId(jobId)), appPath(jobId, appId));
+  const jobMove = (jobId: RecruiterId, action: string) => change('POST', `${jobPath(jobId)}/${action}`, undefined, JobAnswerSchema, 'job', jobPath(jobId));
+  const appChange = async (jobId: RecruiterId, appId: RecruiterId, method: Dispatcher.HttpMethod, suffix: string, body?: unknown) =>
+    ofJob(jobId)(await change(method, `${appPath(jobId, appId)}${suffix}`, body, ApplicationAnswerSchema, 'application', appPath(jobId, appId)));
 
   return {
     baseUrl,
-    me: () => get('/me', parseMe),
-    listJobs: (o = {}) => get('/jobs', (b) => parseJobsPage(b, o), toQuery({ ...o })),
-    createJob: async (input) => {
-      const answer = await call('POST', '/jobs', input);
-      return validate('POST /jobs', () => parseJob(answer));
+    me: () => get('/me', RecruiterMeSchema),
+    listJobs: async (o = {}) => {
+      const { jobs, ...fields } = await get('/jobs', JobsAnswerSchema, '', toQuery({ ...o }));
+      return { jobs, ...pageOf(fields, jobs.length, o) };
     },
-    getJob: (jobId) => get(jobPath(jobId), parseJobDetail),
-    updateJob: (jobId, changes) => change('PUT', jobPath(jobId), changes, parseJob, jobPath(jobId)),
+    createJob: async (input) => parse(JobAnswerSchema, await call('POST', '/jobs', input), 'POST', '/jobs', 'job'),
+    getJob: (jobId) => get(jobPath(jobId), JobDetailAnswerSchema, 'job'),
+    updateJob: (jobId, changes) => change('PUT', jobPath(jobId), changes, JobAnswerSchema, 'job', jobPath(jobId)),
     publishJob: (jobId) => jobMove(jobId, 'publish'),
     pauseJob: (jobId) => jobMove(jobId, 'pause'),
     resumeJob: (jobId) => jobMove(jobId, 'resume'),
     closeJob: (jobId) => jobMove(jobId, 'close'),
-    listApplications: (jobId, o = {}) => get(`${jobPath(jobId)}/applications`, (b) => parseApplications(b, numericId(jobId)), toQuery({ ...o })),
-    getApplication: (jobId, appId) => get(appPath(jobId, appId), (b) => parseApplication(b, numericId(jobId))),
+    listApplications: async (jobId, o = {}) =>
+      (await get(`${jobPath(jobId)}/applications`, ApplicationsAnswerSchema, '', toQuery({ ...o }))).applications.map(ofJob(jobId)),
+    getApplication: async (jobId, appId) => ofJob(jobId)(await get(appPath(jobId, appId), ApplicationAnswerSchema, 'application')),
     acceptApplication: (jobId, appId) => appChange(jobId, appId, 'POST', '/accept'),
     rejectApplication: (jobId, appId, reason) => appChange(jobId, appId, 'POST', '/reject', reason === undefined ? undefined : { reason }),
     updateApplicationStatus: (jobId, appId, status) => appChange(jobId, appId, 'PATCH', '', { status }),
     approveWork: (jobId, appId) => appChange(jobId, appId, 'POST', '/approve-work'),
-    searchDataChamps: (filters = {}) =>
-      get('/data-champs', (b) => parseDataChampsPage(b, filters), toQuery({ ...filters, skills: Array.isArray(filters.skills) ? filters.skills.join(',') : filters.skills })),
-    getDataChamp: (id) => get(`/data-champs/${seg(id)}`, parseDataChamp),
-    getMatches: (jobId, o = {}) => get(`${jobPath(jobId)}/data-champs/matches`, parseMatches, toQuery({ ...o })),
+    searchDataChamps: async (filters = {}) => {
+      const query = toQuery({ ...filters, skills: Array.isArray(filters.skills) ? filters.skills.join(',') : filters.skills });
+      const { data_champs, ...fields } = await get('/data-champs', DataChampsAnswerSchema, '', query);
+      return { data_champs, ...pageOf(fields, data_champs.length, filters) };
+    },
+    getDataChamp: (id) => get(`/data-champs/${seg(id)}`, DataChampAnswerSchema, 'data_champ'),
+    getMatches: async (jobId, o = {}) => (await get(`${jobPath(jobId)}/data-champs/matches`, MatchesAnswerSchema, '', toQuery({ ...o }))).matches,
     close: async () => {
       await ownDispatcher?.close();
     },
@@ -243,18 +147,4 @@ function toQuery(params: Record<string, string | number | boolean | undefined>):
     if (value !== undefined && value !== '') query.set(name, String(value));
   }
   return query;
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw new ApiError('malformed', `Recruiter API: an answer was larger than ${MAX_ANSWER_BYTES} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,7 +1,7 @@
 // The app's one connection to the delivery service (see keyed-connection.ts for the rules
 // every connection follows).
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
-import type { Me } from '../api/types';
+import type { Me } from '../../src-shared/delivery-api';
 import type { ConnectionInfo } from '../ipc/contract';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';

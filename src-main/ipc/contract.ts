@@ -5,7 +5,7 @@
 // Every invoke channel takes one argument (an object, or undefined) that main validates at
 // runtime, and answers an IpcResult: failures are values, never thrown across the bridge.
 
-import type { CollectionDetail, CollectionSummary, Me, SetsPage } from '../api/types';
+import type { CollectionDetail, CollectionSummary, Me, SetsPage } from '../../src-shared/delivery-api';
 import type { SyncEvent, SyncSummary, VerifyReport } from '../sync/events';
 import type { RecruiterInvokeChannels } from './recruiter-contract';
 

@@ -2,7 +2,7 @@
 // answer an IpcResult. Failures are values (IpcError), never exceptions, never stacks, and
 // never contain an API key. No Electron import here or below: the same handlers back the
 // app (ipcMain) and the browser test bridge (WebSocket).
-import type { SetsPage } from '../api/types';
+import type { SetsPage } from '../../src-shared/delivery-api';
 import { ConnectionManager } from '../app/connection';
 import { checkExternalUrl, UnsafeExternalUrlError } from '../app/security';
 import { SyncController, type Emit } from '../app/sync-controller';

@@ -3,7 +3,7 @@
 // base URL so it never overwrites the delivery key (rules shared with every connection in
 // app/keyed-connection.ts).
 import { createRecruiterClient, type RecruiterClient } from '../api/recruiter-client';
-import type { RecruiterMe } from '../api/recruiter-types';
+import type { RecruiterMe } from '../../src-shared/recruiter-api';
 import { KeyedConnection, sameUrl, type Credentials } from '../app/keyed-connection';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';

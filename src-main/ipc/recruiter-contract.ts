@@ -5,12 +5,12 @@
 // to the renderer. Arguments use the contract's camelCase; resources keep the API's names.
 import type {
   Application, DataChamp, DataChampsPage, Job, JobDetail, JobInput, JobsPage, JobUpdate, Match,
-} from '../api/recruiter-types';
+} from '../../src-shared/recruiter-api';
 import type { SecretStoreKind } from './contract';
 
 export type {
   Application, DataChamp, DataChampsPage, Job, JobDetail, JobInput, JobsPage, JobUpdate, Match,
-} from '../api/recruiter-types';
+} from '../../src-shared/recruiter-api';
 
 /** What the UI may know about the recruiter connection: never the key itself. */
 export interface RecruiterConnectionInfo {

@@ -4,7 +4,7 @@
 // both the recruiter and the delivery keys. No Electron import: the same handlers back the app
 // and the browser test bridge.
 import { isApiError } from '../api/errors';
-import type { DataChampSearchFilters } from '../api/recruiter-types';
+import type { DataChampSearchFilters } from '../../src-shared/recruiter-api';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';
 import type { IpcError, IpcResult } from './contract';

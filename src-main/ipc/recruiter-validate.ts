@@ -3,7 +3,7 @@
 // the field. Business rules of a job (blank title, rate > 0, positions <= 1000...) are NOT
 // checked here: the service is their authority and answers 422 per field, which the UI shows
 // next to the same inputs as its own inline checks.
-import type { JobInput, JobUpdate } from '../api/recruiter-types';
+import type { JobInput, JobUpdate } from '../../src-shared/recruiter-api';
 import { describe, integerIn, invalid, noArgument, record, string, type Validator } from './arg-checks';
 import { apiKey, baseUrl } from './validate';
 import type { ChampAvailability, ChampSearchArg, RecruiterInvokeChannel, RecruiterInvokeChannels } from './recruiter-contract';

@@ -2,7 +2,7 @@
 // folder 0700, files 0600 (DESIGN 1.1).
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ConsentRecord } from '../api/types';
+import type { ConsentRecord } from '../../src-shared/delivery-api';
 import { tempFileWriterPid, writeJsonAtomicSync } from './atomic';
 import { processAlive } from './lock';
 

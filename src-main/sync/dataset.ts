@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { CollectionDetail, SetRecord } from '../api/types';
+import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import { writeJsonAtomic, writeJsonAtomicSync } from './atomic';
 import { scratchDir, setDir } from './layout';
 import { ensureRealDir } from './safe-dirs';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
-import type { FileRecord, SetRecord } from '../api/types';
+import type { FileRecord, SetRecord } from '../../src-shared/delivery-api';
 import { consentStored, ensureConsentsDir, writeConsent } from './consents';
 import { indexUnchanged, participantRefs, writeCollectionJson, writeManifestAndSums, writeSetJson } from './dataset';
 import type { SyncEvent, SyncOptions, SyncSummary } from './events';

@@ -2,7 +2,7 @@
 // minus an overlap, pages fetched lazily so the caller's bounded queue sets the pace.
 import type { DeliveryClient } from '../api/delivery-client';
 import { ApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetRecord } from '../../src-shared/delivery-api';
 import { withRetry, type RetryPolicy } from './retry';
 
 export const PER_PAGE = 200;
@@ -63,8 +63,13 @@ export async function* walkAcceptedSets(
       );
       // A page larger than asked is outside the contract (per_page is 1 to 200): refuse it
       // rather than let one answer queue thousands of sets.
-      if (res.sets.length > PER_PAGE) {
-        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${res.sets.length} sets, more than the ${PER_PAGE} asked for`);
+      const records = res.sets.length + res.rejected.length;
+      if (records > PER_PAGE) {
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${records} sets, more than the ${PER_PAGE} asked for`);
+      }
+      // Interim (until the engine fails rejected sets one by one, issue 12): a rejected record still ends the walk.
+      if (res.rejected.length > 0) {
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: unexpected answer: ${res.rejected[0]!.reason}`);
       }
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;

@@ -1,4 +1,4 @@
-import type { Quota } from '../../src-main/api/types';
+import type { Quota } from '../../src-shared/delivery-api';
 
 /** One stacked bar per demographic group: accepted, then reserved, then what is still available of the target. */
 export function QuotaBars({ quotas }: { quotas: Quota[] }) {

@@ -1,7 +1,7 @@
 // What the recruiter UI offers when: legal job moves and application actions (as the service
 // documents them in src-service/recruiter/index.ts), the job form's own checks, and labels.
 // Pure functions, so the rules are easy to read in one place.
-import type { ApplicationStatus, Job, JobInput, JobStatus, JobType } from '../../src-main/api/recruiter-types';
+import type { ApplicationStatus, Job, JobInput, JobStatus, JobType } from '../../src-shared/recruiter-api';
 
 export type JobMove = 'publish' | 'pause' | 'resume' | 'close';
 

@@ -1,4 +1,4 @@
-import type { CollectionDetail } from '../../src-main/api/types';
+import type { CollectionDetail } from '../../src-shared/delivery-api';
 import { QuotaBars } from '../components/QuotaBars';
 import { DatasetFolder } from '../components/DatasetFolder';
 import { formatDeadline, formatPrice, humanize } from '../format';

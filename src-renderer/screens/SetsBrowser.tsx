@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { CollectionDetail, Participant, SetRecord, SetsPage } from '../../src-main/api/types';
+import type { CollectionDetail, Participant, SetRecord, SetsPage } from '../../src-shared/delivery-api';
 import type { IpcError } from '../../src-main/ipc/contract';
 import { invoke } from '../api';
 import { ErrorMessage } from '../components/ErrorMessage';

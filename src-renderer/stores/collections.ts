@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CollectionListItem, IpcError } from '../../src-main/ipc/contract';
-import type { CollectionDetail } from '../../src-main/api/types';
+import type { CollectionDetail } from '../../src-shared/delivery-api';
 import { invoke } from '../api';
 
 interface DetailEntry {

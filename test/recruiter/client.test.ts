@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { ApiError } from '../../src-main/api/errors';
 import { BaseUrlError } from '../../src-main/api/base-url';
-import { createRecruiterClient, parseFieldErrors, type RecruiterClient } from '../../src-main/api/recruiter-client';
+import { parseFieldErrors } from '../../src-main/api/http';
+import { createRecruiterClient, type RecruiterClient } from '../../src-main/api/recruiter-client';
 import { startRecruiterServer, type RecruiterTestService } from './recruiter-server';
 import { VALID_JOB } from './http';
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { QuotaBars } from '../../src-renderer/components/QuotaBars';
-import type { Quota } from '../../src-main/api/types';
+import type { Quota } from '../../src-shared/delivery-api';
 
 afterEach(cleanup);
 

@@ -1,0 +1,106 @@
+// Reading a JSON answer within bounds (issues 12 and 15): the body is capped in size, refused
+// when nested deeper than any answer of the two APIs before JSON.parse sees it, and aborted as
+// stalled when it trickles in slower than MIN_BYTES_PER_SECOND over the stall window.
+
+/**
+ * The largest JSON answer read. A sets page of 200 sets with 10 slots and 4 participants each
+ * (more than any collection of the reference service) is about 1 MiB (measured in
+ * test/engine/client.test.ts); 8 MiB leaves room for longer texts without letting one answer
+ * hold tens of MB (and JSON.parse several times that).
+ */
+export const MAX_JSON_BYTES = 8 * 1024 * 1024;
+
+/** Nesting levels of objects and arrays allowed; the deepest answer of either API has about 6. */
+export const MAX_JSON_DEPTH = 32;
+
+/** A body slower than this over a whole stall window counts as stalled (issue 12: "slower than 1 KiB/s"). */
+export const MIN_BYTES_PER_SECOND = 1024;
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${formatBytes(limit)}, the limit for a JSON answer`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+export class BodyTooSlowError extends Error {
+  constructor(readonly windowMs: number, readonly bytes: number) {
+    super(`transfer stalled (${bytes} bytes in ${formatSeconds(windowMs)}, less than 1 KiB/s)`);
+    this.name = 'BodyTooSlowError';
+  }
+}
+
+export interface ReadLimits {
+  /** Bytes read at most. */
+  limit: number;
+  /** Past the limit: fail with BodyTooLargeError, or keep the first `limit` bytes and stop reading. */
+  overflow: 'fail' | 'truncate';
+  /** The stall window: each window must bring MIN_BYTES_PER_SECOND per second, or the body is aborted. */
+  windowMs: number;
+}
+
+interface DestroyableBody extends AsyncIterable<Buffer | string> {
+  destroy(error?: Error): void;
+}
+
+/** The whole body (or its first `limit` bytes) as one Buffer. */
+export async function readBody(body: DestroyableBody, o: ReadLimits): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let inWindow = 0;
+  const minPerWindow = Math.ceil((MIN_BYTES_PER_SECOND * o.windowMs) / 1000);
+  const watchdog = setInterval(() => {
+    if (inWindow < minPerWindow) body.destroy(new BodyTooSlowError(o.windowMs, inWindow));
+    inWindow = 0;
+  }, o.windowMs);
+  watchdog.unref();
+  try {
+    for await (const c of body) {
+      const b = typeof c === 'string' ? Buffer.from(c) : c;
+      inWindow += b.length;
+      if (total + b.length > o.limit) {
+        if (o.overflow === 'fail') {
+          body.destroy();
+          throw new BodyTooLargeError(o.limit);
+        }
+        chunks.push(b.subarray(0, o.limit - total));
+        total = o.limit;
+        body.destroy();
+        break;
+      }
+      total += b.length;
+      chunks.push(b);
+    }
+  } finally {
+    clearInterval(watchdog);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * True when the JSON text nests objects and arrays deeper than `maxDepth`. A linear scan that
+ * skips string contents, so a deep answer is refused before JSON.parse builds it.
+ */
+export function nestedDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+function formatBytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,84 @@
+// Redaction of the API key from text a server sent (issue 15 item 3). A hostile or careless
+// server may echo the Authorization header into an error body, a reason phrase, a header or a
+// record's field; everything the clients pass on (ApiError messages, returned records, response
+// headers) goes through the redactor made here, once, at the HTTP boundary.
+//
+// Not only the whole key: any run of MIN_RUN or more characters of its secret part is replaced,
+// so a truncated, split or partly quoted echo does not leak most of it either. The secret part
+// is what follows a vendor prefix such as `dsk_live_` (the prefix is not secret: GET /me shows
+// it), or the whole key when it has no such prefix.
+
+export const REDACTED = '[redacted]';
+/** Runs of the secret this long or longer are redacted; shorter ones carry too little of it to matter. */
+export const MIN_RUN = 8;
+
+export type Redactor = (text: string) => string;
+
+/** The part of a key that proves it: the key without a leading `word_` prefix chain (e.g. `dsk_live_`). */
+export function secretPartOf(key: string): string {
+  const m = /^(?:[A-Za-z]+_)+(.+)$/.exec(key);
+  return m && m[1]!.length >= 2 * MIN_RUN ? m[1]! : key;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function createRedactor(apiKey: string): Redactor {
+  const secret = secretPartOf(apiKey);
+  if (secret.length < MIN_RUN) {
+    // Too short to look for parts of it: only the key as a whole.
+    return secret === '' ? (t) => t : (t) => t.split(secret).join(REDACTED);
+  }
+  const runs = new Set<string>();
+  for (let i = 0; i + MIN_RUN <= secret.length; i++) runs.add(secret.slice(i, i + MIN_RUN));
+  const pattern = new RegExp([...runs].map(escapeRegExp).join('|'), 'g');
+  return (text) => {
+    if (text.length < MIN_RUN) return text;
+    pattern.lastIndex = 0;
+    if (!pattern.test(text)) return text;
+    pattern.lastIndex = 0;
+    let out = '';
+    let last = 0;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      // Extend the match as long as it is still a part of the secret (a longer echo is one run).
+      let end = m.index + MIN_RUN;
+      while (end < text.length && secret.includes(text.slice(m.index, end + 1))) end++;
+      out += text.slice(last, m.index) + REDACTED;
+      last = end;
+      pattern.lastIndex = end;
+    }
+    return out + text.slice(last);
+  };
+}
+
+/**
+ * Redacts every string of a parsed JSON value, object keys included, in place (the value was
+ * parsed from a server's answer and belongs to the caller). Returns the value.
+ */
+export function redactJson<T>(value: T, redact: Redactor): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = redactJson(value[i], redact);
+    return value;
+  }
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    const v = redactJson(o[key], redact);
+    const safeKey = redact(key);
+    if (safeKey === key && key !== '__proto__') {
+      o[key] = v;
+      continue;
+    }
+    // defineProperty, not assignment: a "__proto__" key from JSON.parse must stay a plain field.
+    delete o[key];
+    Object.defineProperty(o, safeKey, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return value;
+}
+
+/** Header values (a response's headers object) with each value redacted. */
+export function redactHeaders<H extends Record<string, string | string[] | undefined>>(headers: H, redact: Redactor): H {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (const [name, v] of Object.entries(headers)) out[redact(name)] = Array.isArray(v) ? v.map(redact) : v === undefined ? v : redact(v);
+  return out as H;
+}
