@@ -172,8 +172,19 @@ function clearProxyErrors(proxies: ProxySettings): Dispatcher.DispatcherComposeI
   };
   const scrubError = (error: unknown, depth = 0): Error => {
     if (error instanceof Error && depth < 5) {
-      error.message = scrub(error.message);
-      if (error.stack) error.stack = scrub(error.stack);
+      // Written only when something changes: a caller's abort reason (a DOMException) has a
+      // read-only message, and must reach the caller untouched.
+      for (const key of ['message', 'stack'] as const) {
+        const text = error[key];
+        if (typeof text !== 'string') continue;
+        const clean = scrub(text);
+        if (clean === text) continue;
+        try {
+          error[key] = clean;
+        } catch {
+          // read-only; such errors are not made from proxy settings
+        }
+      }
       if (error.cause !== undefined) scrubError(error.cause, depth + 1);
     }
     return error as Error;

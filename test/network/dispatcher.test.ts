@@ -1,10 +1,14 @@
 // createDispatcher's reading of the environment and its care with proxy credentials; no
 // network beyond loopback.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { inspect } from 'node:util';
 import * as tls from 'node:tls';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, isCertificateError, proxySettingsFromEnv, redactCredentials, trustedCertificates } from '../../src-main/api/dispatcher';
+import { startReferenceService } from '../../src-service/index';
 import { closedLoopbackPort } from '../support/closed-port';
 
 describe('proxySettingsFromEnv', () => {
@@ -54,6 +58,23 @@ describe('createDispatcher', () => {
       expect((error as Error).message).toContain(`127.0.0.1:${port}`);
     } finally {
       await dispatcher.close();
+    }
+  });
+
+  it('hands a cancelled request its abort reason (a DOMException, whose message is read-only)', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-dispatcher-'));
+    const svc = await startReferenceService({ dataDir: root, sets: 1, fileSize: 1024, slots: 1 });
+    const dispatcher = createDispatcher();
+    try {
+      await svc.admin.addFault({ api: 'delivery' }, { type: 'latency', ms: 30_000 }, 1);
+      const controller = new AbortController();
+      const pending = request(`${svc.deliveryBaseUrl}/me`, { dispatcher, signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    } finally {
+      await dispatcher.destroy();
+      await svc.close();
+      await fs.rm(root, { recursive: true, force: true });
     }
   });
 
