@@ -108,7 +108,7 @@ export interface HttpEndpoint {
   readonly requestCount: number;
   /** Counts a request made outside requestJson (file downloads). */
   countRequest(): void;
-  /** "GET /path" with the message prefix, query string left out. */
+  /** "GET /path" with the message prefix, query string left out, redacted. */
   labelOf(method: string, path: string): string;
   /**
    * Sends one request and reads a 2xx JSON answer: parsed, redacted, not yet checked against
@@ -156,7 +156,8 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
     countRequest() {
       requestCount++;
     },
-    labelOf: (method, path) => `${prefix}${method} ${path.replace(/\?.*$/, '')}`,
+    // Paths may come from server-given URLs (files, consents): redacted like any server text.
+    labelOf: (method, path) => redact(`${prefix}${method} ${path.replace(/\?.*$/, '')}`),
 
     async requestJson(req) {
       const label = endpoint.labelOf(req.method, req.path);

@@ -3,14 +3,20 @@
 // record's field; everything the clients pass on (ApiError messages, returned records, response
 // headers) goes through the redactor made here, once, at the HTTP boundary.
 //
-// Not only the whole key: any run of MIN_RUN or more characters of its secret part is replaced,
+// Not only the whole key: any run of its secret part long enough to carry 48 bits is replaced,
 // so a truncated, split or partly quoted echo does not leak most of it either. The secret part
 // is what follows a vendor prefix such as `dsk_live_` (the prefix is not secret: GET /me shows
 // it), or the whole key when it has no such prefix.
+//
+// Why 48 bits and not a fixed 8 characters: a hex secret's 8-character runs carry only 32 bits,
+// and the answers are full of hex (every file's sha256): with 40,000 files about one dataset in
+// a hundred would have a sha256 that happens to contain one, redacted into a broken record. 48
+// bits is 12 hex characters, 9 alphanumeric ones, and 8 (the floor) for base64-like secrets.
 
 export const REDACTED = '[redacted]';
-/** Runs of the secret this long or longer are redacted; shorter ones carry too little of it to matter. */
+/** Runs shorter than this are never redacted, whatever the alphabet. */
 export const MIN_RUN = 8;
+const MIN_RUN_BITS = 48;
 
 export type Redactor = (text: string) => string;
 
@@ -20,19 +26,27 @@ export function secretPartOf(key: string): string {
   return m && m[1]!.length >= 2 * MIN_RUN ? m[1]! : key;
 }
 
+/** Characters in a run of the key's secret that is redacted: enough for 48 bits in its alphabet, at least MIN_RUN. */
+export function redactedRunLength(apiKey: string): number {
+  const secret = secretPartOf(apiKey);
+  const bitsPerChar = /^[0-9a-f]+$/i.test(secret) ? 4 : /^[0-9A-Za-z]+$/.test(secret) ? Math.log2(62) : 6;
+  return Math.max(MIN_RUN, Math.ceil(MIN_RUN_BITS / bitsPerChar));
+}
+
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function createRedactor(apiKey: string): Redactor {
   const secret = secretPartOf(apiKey);
-  if (secret.length < MIN_RUN) {
+  const run = redactedRunLength(apiKey);
+  if (secret.length < run) {
     // Too short to look for parts of it: only the key as a whole.
     return secret === '' ? (t) => t : (t) => t.split(secret).join(REDACTED);
   }
   const runs = new Set<string>();
-  for (let i = 0; i + MIN_RUN <= secret.length; i++) runs.add(secret.slice(i, i + MIN_RUN));
+  for (let i = 0; i + run <= secret.length; i++) runs.add(secret.slice(i, i + run));
   const pattern = new RegExp([...runs].map(escapeRegExp).join('|'), 'g');
   return (text) => {
-    if (text.length < MIN_RUN) return text;
+    if (text.length < run) return text;
     pattern.lastIndex = 0;
     if (!pattern.test(text)) return text;
     pattern.lastIndex = 0;
@@ -40,7 +54,7 @@ export function createRedactor(apiKey: string): Redactor {
     let last = 0;
     for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
       // Extend the match as long as it is still a part of the secret (a longer echo is one run).
-      let end = m.index + MIN_RUN;
+      let end = m.index + run;
       while (end < text.length && secret.includes(text.slice(m.index, end + 1))) end++;
       out += text.slice(last, m.index) + REDACTED;
       last = end;

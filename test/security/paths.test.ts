@@ -83,7 +83,7 @@ describe('hostile ids in answers never become paths', () => {
       await serveOnce('/sets$', page2);
       const second = await sync(svc, l.dest);
       expect(second.summary.exitCode).toBe(4);
-      expect(second.summary.fatal?.message).toMatch(/consent\.id must be an integer/);
+      expect(second.summary.fatal?.message).toMatch(/sets\[0\]\.participants\[0\]\.consent\.id: Invalid input: expected number, received string/);
 
       const consentsDir = `${l.dest}.consents`;
       for (const f of await fs.readdir(consentsDir)) expect(f).toMatch(/^[1-9]\d*\.json$/);
