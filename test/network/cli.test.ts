@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNdjson, runCli } from '../engine/helpers';
-import { findBinary, startSquid, startTlsService, type RunningProxy, type TlsService } from './support';
+import { findBinary, startTlsService, useSquid, type TlsService } from './support';
 
 let t: TlsService;
 let work: string;
@@ -50,25 +50,18 @@ const squidBinary = findBinary('squid');
 describe.skipIf(!squidBinary)(`the CLI through squid with a password${squidBinary ? '' : ' (skipped: squid is not installed; apt-get install squid)'}`, () => {
   const user = 'bob';
   const password = 'Cli-pr0xy-secret';
-  let proxy: RunningProxy;
-  beforeAll(async () => {
-    proxy = await startSquid(squidBinary!, user, password);
-  }, 60_000);
-  afterAll(async () => {
-    await proxy?.stop();
-  });
-  const proxyUrl = (pw: string) => proxy.url.replace('http://', `http://${user}:${encodeURIComponent(pw)}@`);
+  const squid = useSquid(squidBinary!, user, password);
 
   it('syncs through the proxy from HTTPS_PROXY (CONNECT, the certificate still checked)', async () => {
-    const r = await sync({ HTTPS_PROXY: proxyUrl(password), NODE_EXTRA_CA_CERTS: t.certs.caCertPath });
+    const r = await sync({ HTTPS_PROXY: squid.urlWith(password), NODE_EXTRA_CA_CERTS: t.certs.caCertPath });
     expect(r.code).toBe(0);
     expect(r.summary?.filesDownloaded).toBe(3 * 2);
-    expect(await proxy.log()).toMatch(new RegExp(`CONNECT ${new URL(t.svc.origin).host.replace(/\./g, '\\.')} ${user} `));
+    expect(await squid.proxy.log()).toMatch(new RegExp(`CONNECT ${new URL(t.svc.origin).host.replace(/\./g, '\\.')} ${user} `));
   });
 
   it('fails clearly on a wrong proxy password and never prints it', async () => {
     const wrong = 'Wr0ng-cli-pa55';
-    const r = await sync({ https_proxy: proxyUrl(wrong), NODE_EXTRA_CA_CERTS: t.certs.caCertPath });
+    const r = await sync({ https_proxy: squid.urlWith(wrong), NODE_EXTRA_CA_CERTS: t.certs.caCertPath });
     expect(r.code).toBe(4);
     expect(r.stdout + r.stderr).toMatch(/PROXY_REFUSED|refused the request with HTTP 407/);
     for (const secret of [wrong, encodeURIComponent(wrong), Buffer.from(`${user}:${wrong}`).toString('base64')]) expect(r.stdout + r.stderr).not.toContain(secret);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src-main/api/dispatcher';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { closedLoopbackPort } from '../support/closed-port';
-import { cleanEnv, fetchInChild, findBinary, startSquid, startTinyproxy, startTlsService, type RunningProxy, type TlsService } from './support';
+import { cleanEnv, fetchInChild, findBinary, startTinyproxy, startTlsService, useSquid, type RunningProxy, type TlsService } from './support';
 
 let plain: RunningService;
 let plainRoot: string;
@@ -141,20 +141,14 @@ const squidBinary = findBinary('squid');
 describe.skipIf(!squidBinary)(`through squid with Basic authentication${squidBinary ? '' : ' (skipped: squid is not installed; apt-get install squid)'}`, () => {
   const user = 'alice';
   const password = 'Pr0xy-s3cret';
-  let proxy: RunningProxy;
-  beforeAll(async () => {
-    proxy = await startSquid(squidBinary!, user, password);
-  }, 60_000);
-  afterAll(async () => {
-    await proxy?.stop();
-  });
-  const withCredentials = (pw: string) => proxy.url.replace('http://', `http://${user}:${encodeURIComponent(pw)}@`);
+  const squid = useSquid(squidBinary!, user, password);
+  const withCredentials = squid.urlWith;
 
   it('forwards plain HTTP and tunnels HTTPS with the credentials of the proxy URL', async () => {
     expect(await get(plainSetsUrl(), { http_proxy: withCredentials(password) })).toEqual({ status: 200 });
     const env = cleanEnv({ HTTPS_PROXY: withCredentials(password), NODE_EXTRA_CA_CERTS: secure.certs.caCertPath });
     expect(await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, allowH2: true, env })).toMatchObject({ ok: true, status: 200, alpn: 'h2' });
-    const log = await proxy.log();
+    const log = await squid.proxy.log();
     expect(log).toMatch(new RegExp(`GET ${plainSetsUrl().replace(/[.?]/g, '\\$&')} ${user} `));
     expect(log).toMatch(new RegExp(`CONNECT ${new URL(secure.svc.origin).host} ${user} `));
   });
@@ -165,7 +159,7 @@ describe.skipIf(!squidBinary)(`through squid with Basic authentication${squidBin
     expect('error' in forwarded).toBe(true);
     const error = (forwarded as { error: Error }).error;
     expect(error).toMatchObject({ code: 'PROXY_REFUSED', status: 407 });
-    expect(error.message).toBe(`The proxy ${proxy.url.slice('http://'.length)} refused the request with HTTP 407 (Proxy Authentication Required: check the user name and password in the proxy URL).`);
+    expect(error.message).toBe(`The proxy ${squid.proxy.url.slice('http://'.length)} refused the request with HTTP 407 (Proxy Authentication Required: check the user name and password in the proxy URL).`);
     const tunnelled = await fetchInChild(secureSetsUrl(), { apiKey: secure.apiKey, env: cleanEnv({ HTTPS_PROXY: withCredentials(wrong) }) });
     expect(tunnelled).toMatchObject({ ok: false, code: 'PROXY_REFUSED', message: error.message });
     const everything = inspect(error, { depth: 10 }) + JSON.stringify(tunnelled);
@@ -173,7 +167,7 @@ describe.skipIf(!squidBinary)(`through squid with Basic authentication${squidBin
   });
 
   it('fails clearly without credentials', async () => {
-    const result = await get(plainSetsUrl(), { HTTP_PROXY: proxy.url });
+    const result = await get(plainSetsUrl(), { HTTP_PROXY: squid.proxy.url });
     expect('error' in result && result.error).toMatchObject({ code: 'PROXY_REFUSED', status: 407 });
   });
 });

@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { createTestCertificates, startReferenceService, type RunningService, type TestCertificates } from '../../src-service/index';
 
@@ -153,6 +154,22 @@ export async function startSquid(binary: string, user: string, password: string)
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** squid (Basic auth of `user`) for the enclosing describe block: started before its tests, stopped after. */
+export function useSquid(binary: string, user: string, password: string): { proxy: RunningProxy; urlWith(password: string): string } {
+  const ctx = {
+    proxy: undefined as unknown as RunningProxy,
+    /** The proxy URL carrying `user` and the given password. */
+    urlWith: (pw: string) => ctx.proxy.url.replace('http://', `http://${user}:${encodeURIComponent(pw)}@`),
+  };
+  beforeAll(async () => {
+    ctx.proxy = await startSquid(binary, user, password);
+  }, 60_000);
+  afterAll(async () => {
+    await ctx.proxy?.stop();
+  });
+  return ctx;
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string | Promise<string>): Promise<void> {
