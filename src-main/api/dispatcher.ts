@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
-import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 
 export interface DispatcherOptions {
   /** Most connections per origin (and to a proxy that forwards plain HTTP); default 8. */
@@ -52,7 +52,6 @@ const H2_CONNECTION_WINDOW = 16 * 1024 * 1024;
 
 export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
   const proxies = proxySettingsFromEnv(opts.env ?? process.env);
-  const secureContext = trustedSecureContext();
   const connections = opts.connections ?? 8;
   const poolOptions = {
     connections,
@@ -69,9 +68,10 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
     ...poolOptions,
     // Direct connections and the TLS endpoint of a CONNECT tunnel trust the same authorities;
     // allowH2 must be given to the tunnel's TLS as well for ALPN to offer h2 through a proxy.
-    connect: { secureContext },
-    requestTls: { secureContext, allowH2: poolOptions.allowH2 } as tls.ConnectionOptions,
-    proxyTls: { secureContext },
+    connect: directConnector({ allowH2: poolOptions.allowH2, timeout: opts.connectTimeout }),
+    ...(proxies.httpProxy || proxies.httpsProxy
+      ? { requestTls: { secureContext: trustedSecureContext(), allowH2: poolOptions.allowH2 } as tls.ConnectionOptions, proxyTls: { secureContext: trustedSecureContext() } }
+      : {}),
     // Plain-HTTP origins are forwarded by the proxy (GET http://host/... as curl does), not
     // tunnelled: many company proxies allow CONNECT to port 443 only.
     proxyTunnel: false,
@@ -104,6 +104,21 @@ export class ProxyRefusedError extends Error {
     super(`The proxy ${proxyHost} refused the request with HTTP ${status}${hint}.`, { cause });
     this.name = 'ProxyRefusedError';
   }
+}
+
+/**
+ * Connects without a proxy. Reading and parsing the trusted CAs costs tens of milliseconds, so
+ * it happens at the first HTTPS connection: plain http://127.0.0.1 (the demo, the tests, the
+ * bench) never pays it. (With a proxy set, the tunnel's TLS needs them up front.)
+ */
+function directConnector(o: { allowH2: boolean; timeout?: number }): buildConnector.connector {
+  const plain = buildConnector(o);
+  let secure: buildConnector.connector | undefined;
+  return (options, callback) => {
+    if (options.protocol !== 'https:') return plain(options, callback);
+    secure ??= buildConnector({ ...o, secureContext: trustedSecureContext() });
+    return secure(options, callback);
+  };
 }
 
 /**
