@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,3] [--reps N] [--out FILE]`
+// `npm run bench [-- --quick] [--only 1,3] [--reps N] [--out FILE]`; scenario 7 (WAN link, ~20 min) runs only when named in --only.
 // Runs the scenarios of the performance issue against the reference service (in a child
 // process), prints a markdown report and, for a complete full-size run, writes bench/RESULTS.md
 // (with bench/NOTES.md, the hand-written analysis, appended).
@@ -13,6 +13,7 @@ import { fmt } from './lib/stats';
 import { scenarioMetadata } from './scenarios/metadata';
 import { scenarioResume } from './scenarios/resume';
 import { scenarioBulk, scenarioSmall } from './scenarios/transfer';
+import { scenarioWan } from './scenarios/wan';
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean' }, only: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } },
@@ -55,6 +56,7 @@ try {
   if (only.has(2)) add((small = await scenarioSmall(ctx)).section);
   if (only.has(3)) add((meta = await scenarioMetadata(ctx)).section);
   if (only.has(4)) add(await scenarioResume(ctx));
+  if (only.has(7)) add(await scenarioWan(ctx));
   if (only.has(5) && bulk && meta) {
     const peak = Math.max(bulk.oursRssKb, ...meta.rssKb) / 1024;
     add({

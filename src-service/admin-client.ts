@@ -54,11 +54,13 @@ export class AdminError extends Error {
 export class AdminClient {
   /**
    * `baseUrl` is the admin base, e.g. http://127.0.0.1:1234/admin; `token` the service's
-   * per-run admin token (RunningService.adminToken, or `adminToken` of the demo's JSON line).
+   * per-run admin token (RunningService.adminToken, or `adminToken` of the demo's JSON line);
+   * `fetchImpl` e.g. one that trusts the test CA of a service in HTTPS mode.
    */
   constructor(
     readonly baseUrl: string,
     private readonly token: string,
+    private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
   async addSets(collectionId: number, opts: { count?: number; is_gold?: boolean; consent_null?: boolean } = {}): Promise<AdminSetJson[]> {
@@ -111,7 +113,7 @@ export class AdminClient {
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     // Every POST goes out as JSON (the admin interface refuses other types), even an empty one.
     const json = body ?? (method === 'POST' ? {} : undefined);
-    const res = await fetch(`${this.baseUrl}${path}`, {
+    const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${this.token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
       body: json === undefined ? undefined : JSON.stringify(json),

@@ -21,8 +21,11 @@ import type { JsonAnswer as RecruiterAnswer } from './recruiter/http';
 import { createRecruiterApi } from './recruiter/index';
 import { Stats } from './stats';
 import { Store } from './store';
+import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secure-server';
 
 export { AdminClient, AdminError } from './admin-client';
+export type { TlsIdentity } from './tls/secure-server';
+export { createTestCertificates, type TestCertificates } from './tls/test-ca';
 export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot } from './admin-client';
 
 export const DELIVERY_PATH = '/api/v1/partner';
@@ -48,6 +51,10 @@ export interface ServiceOptions {
   quiet?: boolean;
   /** Where access-log lines go when quiet is false; default stderr. (Addition to the brief's interface.) */
   log?: (line: string) => void;
+  /** Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this identity instead of plain HTTP/1.1; see tls/. */
+  tls?: TlsIdentity;
+  /** Origin clients reach the service at when something sits in front of it (the bench's link emulator, a proxy); every URL the service gives out uses it. Default: the listening address. */
+  publicOrigin?: string;
 }
 
 export interface ServiceClient {
@@ -130,7 +137,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
   const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '', access: { token: adminToken, hosts } };
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
     handleRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
@@ -138,7 +145,8 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
         if (!quiet) log(`reference service: ${String(error)}`);
       } else res.destroy();
     });
-  });
+  };
+  const server = opts.tls ? createSecureService(opts.tls, onRequest) : http.createServer(onRequest);
   // CONNECT bypasses the request handler; this is no proxy, so say so instead of dropping the socket.
   server.on('connect', (_req, socket: Socket) => {
     socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -189,9 +197,11 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('reference service: no TCP address after listen');
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostInUrl}:${address.port}`;
+  origin = opts.publicOrigin?.replace(/\/+$/, '') ?? `${opts.tls ? 'https' : 'http'}://${hostInUrl}:${address.port}`;
   for (const h of serviceHosts(host, address.port)) hosts.add(h);
   for (const h of serviceHosts(hostInUrl, address.port)) hosts.add(h);
+  // What sits in front (publicOrigin) forwards the clients' Host.
+  if (opts.publicOrigin) hosts.add(new URL(opts.publicOrigin).host.toLowerCase());
   // Bound to loopback, every name but the loopback ones is a DNS-rebinding page's: refuse it
   // for the APIs too. Bound wider, the APIs answer any Host (LAN clients use the machine's name).
   checkHostEverywhere = isLoopbackHost(host.toLowerCase());
@@ -204,7 +214,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      if (server instanceof http.Server) server.closeAllConnections();
       for (const socket of sockets) socket.destroy();
       await closed;
       await media.dispose();
@@ -228,7 +238,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     expiredKey: data.expiredKey,
     revokedKey: data.revokedKey,
     adminToken,
-    admin: new AdminClient(`${origin}${ADMIN_PATH}`, adminToken),
+    admin: new AdminClient(`${origin}${ADMIN_PATH}`, adminToken, opts.tls && fetchTrusting(opts.tls.ca)),
     close,
   };
 }

@@ -33,6 +33,9 @@ export interface ServiceSpec {
   slots?: number;
   /** Cache of generated bodies, reused between bench runs. */
   dataDir: string;
+  /** Listening port (default: any free one) and the origin its URLs name, for a link emulator in front (bench/lib/link.ts). */
+  port?: number;
+  publicOrigin?: string;
 }
 
 export async function startBenchService(spec: ServiceSpec): Promise<BenchService> {

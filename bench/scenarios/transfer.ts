@@ -14,7 +14,7 @@ export interface ToolStats {
   medianMs: number;
 }
 
-async function compare(ctx: BenchContext, tools: Record<string, Tool>, reps: number): Promise<Record<string, ToolStats>> {
+export async function compare(ctx: BenchContext, tools: Record<string, Tool>, reps: number): Promise<Record<string, ToolStats>> {
   const names = Object.keys(tools);
   const runs: Record<string, PeerRun[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let rep = 0; rep < reps; rep++) {

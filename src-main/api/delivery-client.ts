@@ -1,8 +1,9 @@
-// HTTP client of the delivery API (spec/delivery-api.md) over one undici Pool. Requests,
+// HTTP client of the delivery API (spec/delivery-api.md) over one undici dispatcher (dispatcher.ts). Requests,
 // status mapping, bounds and redaction are the shared boundary's (http.ts); every JSON answer
 // is checked against its schema (src-shared/delivery-api.ts) before callers see it, and every
 // failure is an ApiError with a kind. The API key goes only to the base URL's origin.
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createDispatcher } from './dispatcher';
 import type { z } from 'zod';
 import {
   CollectionDetailAnswerSchema,
@@ -110,7 +111,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   const headersTimeout = opts.headersTimeoutMs ?? 30_000;
   const bodyTimeout = opts.bodyTimeoutMs ?? 30_000;
   const origin = new URL(baseUrl).origin;
-  const pool = new Pool(origin, { connections: opts.connections ?? 8, pipelining: 1, keepAliveTimeout: 10_000 });
+  const pool = createDispatcher({ connections: opts.connections ?? 8, keepAliveTimeout: 10_000 });
   const http: HttpEndpoint = createHttpEndpoint({
     dispatcher: pool,
     baseUrl,

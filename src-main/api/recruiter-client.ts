@@ -3,7 +3,8 @@
 // checked against its schema (src-shared/recruiter-api.ts) before a caller sees it; every
 // failure is one ApiError. The API key is sent only in the Authorization header and never
 // appears in an error message or a returned record.
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createDispatcher } from './dispatcher';
 import type { z } from 'zod';
 import {
   ApplicationAnswerSchema, ApplicationsAnswerSchema, DataChampAnswerSchema, DataChampsAnswerSchema, JobAnswerSchema,
@@ -63,9 +64,9 @@ export function createRecruiterClient(opts: RecruiterClientOptions): RecruiterCl
   const apiKey = opts.apiKey.trim();
   if (apiKey === '') throw new ApiError('auth', 'No recruiter API key is configured.');
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const ownDispatcher = opts.dispatcher ? null : new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+  const ownDispatcher = opts.dispatcher ? null : createDispatcher({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
   const http = createHttpEndpoint({
-    dispatcher: opts.dispatcher ?? (ownDispatcher as Agent),
+    dispatcher: opts.dispatcher ?? (ownDispatcher as Dispatcher),
     baseUrl,
     apiKey,
     messagePrefix: 'Recruiter API: ',

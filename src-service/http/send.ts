@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants as http2constants, type ServerHttp2Stream } from 'node:http2';
 import type { StreamFault } from '../faults';
 import { bodyLength, type BodySource, type ResponsePlan } from './plan';
 
@@ -145,6 +146,9 @@ function untilDoneOrClosed(res: ServerResponse, start: (resolve: () => void, onC
  * the kernel's send buffer and make "exactly afterBytes" untrue.
  */
 function dropConnection(res: ServerResponse): void {
+  // Over HTTP/2 (the HTTPS mode) a reset is of this stream only, as when a CDN loses its upstream.
+  const h2stream = (res as ServerResponse & { stream?: ServerHttp2Stream }).stream;
+  if (h2stream) return void h2stream.close(http2constants.NGHTTP2_INTERNAL_ERROR);
   const socket = res.socket;
   if (!socket || socket.destroyed) return;
   socket.end(() => socket.destroy());
