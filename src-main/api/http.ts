@@ -8,6 +8,7 @@ import { check } from './answer';
 import { ApiError, type ApiErrorKind } from './errors';
 import { BodyTooLargeError, BodyTooSlowError, MAX_JSON_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from './json-body';
 import { createRedactor, redactJson, type Redactor } from './redact';
+import { isCertificateError } from './dispatcher';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -256,7 +257,9 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
       if (err?.code === 'UND_ERR_BODY_TIMEOUT') what = `transfer stalled (no data for ${seconds(o.bodyTimeoutMs)})`;
       if (err?.code === 'ECONNREFUSED') what = 'connection refused';
       // Certificate failures are never bypassed; say so plainly so users fix the certificate, not the client.
-      if (typeof err?.code === 'string' && /CERT|SELF_SIGNED|ERR_TLS|SSL/.test(err.code)) what = `TLS certificate not accepted: ${err.code}`;
+      if (isCertificateError(err)) what = `TLS certificate not accepted: ${err?.code}`;
+      // Already says which proxy refused and why, without its credentials.
+      if (err?.code === 'PROXY_REFUSED') what = (e as Error).message;
       return apiError('network', `${label}: could not reach ${host} (${what})`);
     },
 
