@@ -70,8 +70,9 @@ describe('connect form', () => {
     expect(alert.textContent).toContain(headline);
     expect(alert.textContent).toContain(detail);
     expect(alert.textContent).not.toContain('wrong-key');
-    // The form stays, ready for another attempt, and the key field is emptied.
-    expect((screen.getByLabelText('API key') as HTMLInputElement).value).toBe('');
+    // The form stays, ready for another attempt, and the key field is emptied (once connect() has
+    // returned, which is a tick after the alert appears).
+    await waitFor(() => expect((screen.getByLabelText('API key') as HTMLInputElement).value).toBe(''));
   });
 
   it('connects, shows the client in the header, and the account details with the secret store warning', async () => {
