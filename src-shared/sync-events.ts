@@ -19,6 +19,11 @@ export interface SyncOptions {
   full?: boolean;
   /** Aborting leaves partial downloads in place; the next sync resumes them. */
   signal?: AbortSignal;
+  /**
+   * Repair (repair.ts): stop trusting these files (paths relative to DEST that verify found missing
+   * or changed), skip the page walk and sync exactly their sets (GET /sets/:id); the watermark stays.
+   */
+  repair?: { files: string[] };
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
   tuning?: SyncTuning;
 }

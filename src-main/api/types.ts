@@ -121,6 +121,8 @@ export interface SetsPage {
   per_page: number;
   total: number;
   has_more: boolean;
+  /** Records of the page that broke the contract (their set fails, the others sync): filled by the client's per-record validation. */
+  rejected?: Array<{ id: number | null; reason: string }>;
 }
 
 /** The spec shows only the consent reference fields; anything else the service adds is kept as is. */

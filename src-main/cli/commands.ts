@@ -1,4 +1,5 @@
 // The CLI commands (DESIGN 1.2). Each returns its exit code; printing goes to the given streams.
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import { createDeliveryClient } from '../api/delivery-client';
@@ -7,7 +8,9 @@ import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
 import { runSync } from '../sync/engine';
 import { exitCodeFor } from '../sync/outcome';
+import { runRepair } from '../sync/repair';
 import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
+import { emptyState, loadState } from '../sync/state';
 import type { SyncTuning } from '../../src-shared/sync-events';
 import { verifyDataset } from '../sync/verify';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
@@ -144,27 +147,61 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
 }
 
 export async function verifyCommand(argv: string[], io: Io): Promise<number> {
-  const v = parse(argv, { dest: { type: 'string' }, json: { type: 'boolean' } });
+  const v = parse(argv, { dest: { type: 'string' }, json: { type: 'boolean' }, repair: { type: 'boolean' }, 'base-url': { type: 'string' }, concurrency: { type: 'string' } });
   const dest = required(v, 'dest');
+  const json = v.json === true;
+  // Everything a repair needs is checked before the (long) hashing starts.
+  const repair = v.repair === true ? await repairTarget(dest, v) : undefined;
   let report;
   try {
     report = await verifyDataset(dest, (checked, total) => {
-      if (io.stderr.isTTY && v.json !== true) io.stderr.write(`\rverifying ${checked}/${total}`);
+      if (io.stderr.isTTY && !json) io.stderr.write(`\rverifying ${checked}/${total}`);
     });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     io.stderr.write(`dataset-sync: cannot verify ${dest}: ${code === 'ENOENT' ? 'no manifest.csv there (has it been synced?)' : (e as Error).message}\n`);
     return 2;
   }
-  if (io.stderr.isTTY && v.json !== true) io.stderr.write('\n');
-  if (v.json === true) io.stdout.write(JSON.stringify(report) + '\n');
+  if (io.stderr.isTTY && !json) io.stderr.write('\n');
+  if (json) io.stdout.write(JSON.stringify(report) + '\n');
   else {
     for (const p of report.missing) io.stdout.write(`missing  ${p}\n`);
     for (const p of report.changed) io.stdout.write(`changed  ${p}\n`);
     for (const p of report.extra) io.stdout.write(`extra    ${p}\n`);
     io.stdout.write(`${report.ok} of ${report.filesChecked} files OK; ${report.missing.length} missing, ${report.changed.length} changed, ${report.extra.length} extra\n`);
   }
-  return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+  if (!repair) return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+  if (report.missing.length + report.changed.length === 0) {
+    if (!json) io.stdout.write('Nothing to repair.\n');
+    return 0;
+  }
+  // Extra files are listed above and kept: a repair only brings back what the manifest lists.
+  const display = new SyncDisplay(io.stderr, io.stderr.isTTY === true && !json);
+  const lines = createJsonLineWriter(io.stdout);
+  const summary = await runRepair(
+    { ...repair, dest, tuning: tuningFromEnv() },
+    (e) => {
+      if (json) lines.push(e);
+      else display.handle(e);
+    },
+    report,
+  );
+  lines.flush();
+  if (summary.fatal) io.stderr.write(`dataset-sync: ${summary.fatal.message}\n`);
+  else if (!json) io.stdout.write(`Repaired ${summary.filesDownloaded} of ${report.missing.length + report.changed.length} files; ${summary.filesFailed} failed.\n`);
+  return summary.exitCode;
+}
+
+/** The service, collection and key a repair syncs from: recorded in DEST's engine state (--base-url if it has none). */
+async function repairTarget(dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
+  const { state } = await loadState(path.resolve(dest)).catch(() => ({ state: emptyState() }));
+  if (state.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
+  // --base-url is for folders synced before the service was recorded; another service than the
+  // recorded one is refused by the sync (exit 2) before anything is touched.
+  if (typeof v['base-url'] !== 'string' && state.baseUrl === null) throw new UsageError(`${dest} records no base URL: give --base-url.`);
+  const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : state.baseUrl!;
+  const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
+  return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
 }
 
 export async function collectionsCommand(argv: string[], io: Io): Promise<number> {

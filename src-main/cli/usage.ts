@@ -12,8 +12,10 @@ export const USAGE = `Usage: dataset-sync <command> [options]
 Commands:
   sync --base-url URL --collection ID --dest DIR [--consents-dir DIR] [--concurrency N] [--exclude-gold] [--full] [--json]
       one incremental sync of one collection into DIR
-  verify --dest DIR [--json]
-      re-hash every file listed in DIR/manifest.csv; report missing, changed and extra files
+  verify --dest DIR [--repair [--base-url URL] [--concurrency N]] [--json]
+      re-hash every file listed in DIR/manifest.csv; report missing, changed and extra files;
+      --repair downloads the missing and changed ones again from the service and collection
+      recorded in DIR (extra files are listed, never deleted)
   collections --base-url URL [--json]
       list the account's collections
   login --base-url URL

@@ -61,15 +61,25 @@ export function checkRecordedFiles(dest: string, state: RunState, clock: Clock):
  * pending, and its next sync downloads the file again.
  */
 export function dropUnhealedEntries(dest: string, state: RunState, setIds: Iterable<number>): void {
-  for (const id of setIds) {
+  for (const id of new Set(setIds)) {
     const local = state.store.get(id);
     if (!local) continue;
     let removed = false;
+    // A folder swapped for a link leads outside DEST (a transfer noticed it): none of its files is listed.
+    const folderReal = isRealDir(path.join(dest, 'sets')) && isRealDir(path.join(dest, 'sets', String(id)));
     for (const [rel, entry] of Object.entries(local.files)) {
-      if (fileProblem(dest, rel, entry) === null) continue;
+      if (folderReal && fileProblem(dest, rel, entry) === null) continue;
       delete local.files[rel];
       removed = true;
     }
     if (removed) state.putLocal(local);
+  }
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
   }
 }

@@ -31,7 +31,16 @@ export function setDir(dest: string, setId: number): string {
   return path.join(dest, 'sets', String(setId));
 }
 
-/** A partial download is keyed by file id and expected hash, so an edited file never resumes on old bytes. */
-export function partialPath(dest: string, fileId: number, sha256: string): string {
+/**
+ * A partial download is keyed by set id, file id and expected hash: an edited file never resumes
+ * on old bytes, and two transfers never share a part file (a file id listed in two sets gets two;
+ * the same id twice in one set fails the set, collisions.ts).
+ */
+export function partialPath(dest: string, setId: number, fileId: number, sha256: string): string {
+  return path.join(partialDir(dest), `${setId}-${fileId}-${sha256}.part`);
+}
+
+/** The part file name before set ids were part of it: claimed (by rename, so by one transfer only) to resume after an upgrade. */
+export function legacyPartialPath(dest: string, fileId: number, sha256: string): string {
   return path.join(partialDir(dest), `${fileId}-${sha256}.part`);
 }

@@ -14,6 +14,10 @@ export interface RunContext {
   readonly client: DeliveryClient;
   readonly policy: RetryPolicy;
   readonly hashWorkers: number;
+  /** tuning.stallTimeoutMs: silence, or under 1 KiB/s, for this long aborts a transfer. */
+  readonly stallMs: number;
+  /** DEST's real path: a set folder must resolve under it when a file is moved in (transfer.ts). */
+  readonly realDest: string;
   readonly clock: Clock;
   /** Aborted on cancel and on a fatal error. */
   readonly signal: AbortSignal;
@@ -21,6 +25,8 @@ export interface RunContext {
   readonly state: RunState;
   /** Sets whose recorded files the start-of-sync check found missing or changed -> what is wrong (disk-check.ts). */
   readonly damaged: ReadonlyMap<number, string>;
+  /** Sets whose folder a transfer found leading outside DEST (swapped for a link); their entries are checked again at the end. */
+  readonly escaped: Set<number>;
   /** Folders under DEST made and checked (lstat, part by part) in this sync; see ensureRealDir. */
   readonly checkedDirs: Set<string>;
   emit(e: SyncEvent): void;

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
-import type { SetRecord } from '../api/types';
+import type { SetRecord, SetsPage } from '../api/types';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';
@@ -25,6 +25,7 @@ import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { ensureRealDir, resetScratchDir } from './safe-dirs';
+import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
 import { SetStore } from './set-store';
 import { loadState } from './state';
@@ -52,6 +53,12 @@ export class SyncRun {
   private state: RunState | undefined;
   private client: DeliveryClient | undefined;
   private maxUpdatedAt: string | null = null;
+  /** Sets whose folder a transfer found leading outside DEST (RunContext.escaped). */
+  private readonly escaped = new Set<number>();
+  /** The sets a repair syncs (SyncOptions.repair), instead of the walk. */
+  private repairSets: number[] | undefined;
+  /** A page record without a usable id was rejected: the walk cannot count as complete. */
+  private unidentifiedReject = false;
   private diskCheck: DiskCheck | undefined;
 
   constructor(
@@ -122,6 +129,7 @@ export class SyncRun {
         });
       const full = this.options.full === true;
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: state.head.watermark });
+      this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
       const ctx: RunContext = {
@@ -131,11 +139,14 @@ export class SyncRun {
         client: this.client,
         policy: { ...v.policy, clock: this.deps.clock },
         hashWorkers: v.hashWorkers,
+        stallMs: v.stallMs,
+        realDest: await fs.realpath(v.dest),
         clock: this.deps.clock,
         signal: this.signal,
         accounting: this.accounting,
         state,
         damaged: check.damaged,
+        escaped: this.escaped,
         checkedDirs: new Set(),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
@@ -229,11 +240,22 @@ export class SyncRun {
     const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
     let walkCompleted = false;
     try {
+      if (this.repairSets) {
+        // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
+        for (const id of this.repairSets) {
+          if (signal.aborted) break;
+          await this.fetchSetAgain(ctx, id, pool);
+        }
+        await pool.idle();
+        progress.stop();
+        return false;
+      }
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
       const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
       for await (const page of pages) {
-        // A record that fails the contract while its page is sound fails its own set (set-plan.ts failSet), not the walk.
+        // A record that fails the contract while its page is sound fails its own set, not the walk.
+        for (const record of page.rejected ?? []) this.rejectRecord(ctx, record);
         for (const set of page.sets) {
           if (signal.aborted) break;
           await this.processSet(ctx, set, pool);
@@ -241,7 +263,7 @@ export class SyncRun {
         if (signal.aborted) break;
       }
       // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
-      walkCompleted = !signal.aborted && walk.stable;
+      walkCompleted = !signal.aborted && walk.stable && !this.unidentifiedReject;
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;
@@ -271,6 +293,25 @@ export class SyncRun {
     this.seen.add(set.id);
     const { accepted } = await syncSet(ctx, set, pool);
     if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
+  }
+
+  /**
+   * A record of a page that broke the contract (a size as a string, an upper-case sha256...)
+   * fails its own set, which stays pending; every other set of the page syncs.
+   */
+  private rejectRecord(ctx: RunContext, record: NonNullable<SetsPage['rejected']>[number]): void {
+    const reason = `the service's record breaks the API contract: ${record.reason}`;
+    if (record.id === null) {
+      // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
+      this.unidentifiedReject = true;
+      failSet(ctx, 0, `a set record without a usable id: ${reason}`);
+      return;
+    }
+    if (this.seen.has(record.id)) return;
+    this.seen.add(record.id);
+    ctx.accounting.sets++;
+    ctx.state.addPending(record.id);
+    failSet(ctx, record.id, `set ${record.id}: ${reason}`);
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
@@ -340,7 +381,7 @@ export class SyncRun {
           }
         }
         await state.settled();
-        if (this.diskCheck) dropUnhealedEntries(dest, state, this.diskCheck.damaged.keys());
+        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped]);
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {

@@ -9,14 +9,15 @@ import type { FileRecord, SetRecord } from '../api/types';
 import { consentStored, writeConsent } from './consents';
 import { fileProblem } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
-import { partialPath, relFilePath } from './layout';
+import { findCollisions } from './collisions';
+import { legacyPartialPath, partialPath, relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
 import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
 import type { TaskPool } from './task-pool';
-import { FileFailedError, transferFile } from './transfer';
+import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
 
 interface SetProgress {
   set: SetRecord;
@@ -99,6 +100,13 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
   if (set.is_gold && ctx.excludeGold) {
     state.dropPending(set.id);
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
+    return { accepted: true };
+  }
+  const collision = findCollisions(set);
+  if (collision !== null) {
+    // Nothing of the set is written or downloaded; its verified files stay as they are.
+    state.addPending(set.id);
+    failSet(ctx, set.id, collision);
     return { accepted: true };
   }
   const damage = ctx.damaged.get(set.id);
@@ -186,13 +194,24 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
       ({ mtimeMs } = await transferFile(
-        { fileId: file.id, url: file.url, sizeBytes: file.size_bytes, sha256: file.sha256, partPath: partialPath(ctx.dest, file.id, file.sha256), finalPath, relPath: rel },
+        {
+          fileId: file.id,
+          url: file.url,
+          sizeBytes: file.size_bytes,
+          sha256: file.sha256,
+          partPath: partialPath(ctx.dest, set.id, file.id, file.sha256),
+          legacyPartPath: legacyPartialPath(ctx.dest, file.id, file.sha256),
+          finalPath,
+          relPath: rel,
+          realDir: path.join(ctx.realDest, 'sets', String(set.id)),
+        },
         {
           client: ctx.client,
           policy: ctx.policy,
           signal: ctx.signal,
           accounting: acc,
           hashWorkers: ctx.hashWorkers,
+          stallMs: ctx.stallMs,
           onRetry: (attempt, reason, bytesDone) =>
             ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, bytesDone }),
         },
@@ -206,6 +225,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     ctx.state.saveSoon();
   } catch (e) {
     if (ctx.endsSync(e)) return;
+    if (e instanceof FolderEscapeError) ctx.escaped.add(set.id);
     acc.filesDone++;
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     fileFailed(ctx, sp, file, rel, reason);

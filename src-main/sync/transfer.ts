@@ -19,6 +19,7 @@ import {
   open,
   openSync,
   promises as fs,
+  realpathSync,
   rename,
   renameSync,
   writev,
@@ -44,6 +45,14 @@ export interface TransferJob {
   finalPath: string;
   /** Relative to DEST, for events. */
   relPath: string;
+  /** A part file of this download under the name older versions used; taken over when present. */
+  legacyPartPath?: string;
+  /**
+   * The set folder's real path (DEST's realpath + sets/<id>). When given, the folder of finalPath
+   * must still resolve to it just before and just after the rename: a folder swapped for a symlink
+   * mid-download would otherwise take the verified file outside DEST.
+   */
+  realDir?: string;
 }
 
 export interface TransferContext {
@@ -54,7 +63,17 @@ export interface TransferContext {
   accounting: Accounting;
   /** Hash worker threads allowed (SyncTuning.hashWorkers). */
   hashWorkers: number;
+  /** The stall window (tuning.stallTimeoutMs): a body slower than MIN_BYTES_PER_SECOND over it is aborted. Default 30 s. */
+  stallMs?: number;
   onRetry(attempt: number, reason: string, bytesDone: number): void;
+}
+
+/** A body slower than MIN_BYTES_PER_SECOND over the stall window: retried like a stall, but never counted as progress. */
+class TooSlowError extends ApiError {
+  constructor(message: string) {
+    super('network', message);
+    this.name = 'TooSlowError';
+  }
 }
 
 /** The file failed for good (404, hash never matching...): reported, the sync goes on. */
@@ -65,7 +84,24 @@ export class FileFailedError extends Error {
   }
 }
 
+/** The set folder led outside DEST (swapped for a link) when the file was to be moved in. */
+export class FolderEscapeError extends FileFailedError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FolderEscapeError';
+  }
+}
+
 const MAX_HASH_MISMATCHES = 3;
+/**
+ * Bytes one file may take from the network in one sync: the file once plus three times its size
+ * re-fetched. Each attempt that makes progress resets the attempt count (a flaky link may need
+ * many resumes), so without this a server that keeps throwing received bytes away (a size one
+ * larger than the body: "ended early", 416, start over) would loop for ever.
+ */
+const BYTE_BUDGET_FACTOR = 4;
+/** A body slower than this over a whole stall window counts as stalled (a trickle is not progress). */
+export const MIN_BYTES_PER_SECOND = 1024;
 /** Bytes gathered before a write is issued: large writes keep syscalls and thread-pool hops per byte low. */
 const COALESCE_BYTES = 1024 * 1024;
 /** Bytes held in memory per file before the socket is paused until the disk catches up. */
@@ -181,6 +217,10 @@ class PartSink implements FileBodySink {
   private drained: (() => void) | undefined;
   /** Set while the rate limiter holds the socket paused. */
   private limited: Promise<void> | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private windowStart = 0;
+  private windowBytes = 0;
+  private pausedInWindow = false;
 
   constructor(
     private readonly fd: number,
@@ -192,12 +232,44 @@ class PartSink implements FileBodySink {
     private readonly flow: BodyFlow,
     private readonly partPath: string,
     private readonly syncWrites: boolean,
+    /** Bytes taken from the network for this file in this sync, all attempts together. */
+    private readonly spent: { bytes: number },
   ) {}
+
+  /**
+   * Aborts the body when fewer than MIN_BYTES_PER_SECOND arrived over a whole window. A window in
+   * which we paused the socket ourselves, or whose timer fired late (a busy event loop read
+   * nothing), is not judged.
+   */
+  startWatchdog(windowMs: number, label: string): void {
+    this.windowStart = Date.now();
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      const elapsed = now - this.windowStart;
+      const judged = !this.paused && !this.pausedInWindow && elapsed < windowMs * 1.5;
+      if (judged && this.windowBytes < (MIN_BYTES_PER_SECOND * elapsed) / 1000) {
+        this.stopWatchdog();
+        this.flow.abort(new TooSlowError(`${label}: transfer too slow (${this.windowBytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
+        return;
+      }
+      this.windowStart = now;
+      this.windowBytes = 0;
+      this.pausedInWindow = false;
+    }, windowMs);
+    this.watchdog.unref();
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog !== undefined) clearInterval(this.watchdog);
+    this.watchdog = undefined;
+  }
 
   onData(chunk: Buffer): boolean {
     if (this.failure !== undefined || this.oversize) return true;
     const n = chunk.length;
     this.received += n;
+    this.windowBytes += n;
+    this.spent.bytes += n;
     if (this.received > this.remaining) {
       this.oversize = true;
       this.flow.abort(new Error('oversize'));
@@ -212,6 +284,7 @@ class PartSink implements FileBodySink {
     if (!this.writing && this.pendingBytes >= COALESCE_BYTES) this.flush();
     if (this.pendingBytes >= PAUSE_BYTES || this.hash.backlogged || this.limited) {
       this.paused = true;
+      this.pausedInWindow = true;
       this.watchHash();
       return false;
     }
@@ -320,6 +393,7 @@ class PartSink implements FileBodySink {
   /** Called once the body ended or failed: writes what is pending, then reports the outcome. */
   async settle(): Promise<StreamOutcome> {
     this.ended = true;
+    this.stopWatchdog();
     if (this.syncWrites && this.failure === undefined && !this.writing) this.writeRestSync();
     if (this.failure === undefined && (this.writing || this.pendingBytes > 0)) {
       await new Promise<void>((r) => {
@@ -342,6 +416,7 @@ async function streamToPart(
   hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => Sha256Stream | null,
   active: ActiveTransfer,
   ctx: TransferContext,
+  spent: { bytes: number },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; outcome?: StreamOutcome }> {
   let sink: PartSink | undefined;
   let head: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
@@ -352,7 +427,8 @@ async function streamToPart(
       const hash = hashFor(h.status, h.headers);
       if (hash === null) return null;
       const position = h.status === 206 ? start : 0;
-      sink = new PartSink(fd, position, job.sizeBytes - position, hash, active, ctx, flow, job.partPath, io.sync);
+      sink = new PartSink(fd, position, job.sizeBytes - position, hash, active, ctx, flow, job.partPath, io.sync, spent);
+      sink.startWatchdog(ctx.stallMs ?? 30_000, `GET ${job.relPath}`);
       return sink;
     });
   } catch (e) {
@@ -370,6 +446,7 @@ async function streamToPart(
 
 /** Downloads and verifies one file; resolves with the final file's mtime. */
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
+  if (job.legacyPartPath !== undefined) claimLegacyPart(job.legacyPartPath, job.partPath);
   const label = `file ${job.relPath}`;
   const active: ActiveTransfer = { fileId: job.fileId, path: job.relPath, sizeBytes: job.sizeBytes, bytesDone: 0 };
   ctx.accounting.active.add(active);
@@ -383,10 +460,15 @@ export async function transferFile(job: TransferJob, ctx: TransferContext): Prom
 async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<{ mtimeMs: number }> {
   let attempt = 0;
   let mismatches = 0;
+  const spent = { bytes: 0 };
+  const byteBudget = BYTE_BUDGET_FACTOR * job.sizeBytes;
   const discardPart = () => fs.rm(job.partPath, { force: true });
   const retryLater = async (reason: string, err: unknown) => {
     attempt++;
     if (attempt >= ctx.policy.maxAttempts) throw new FileFailedError(`${reason} (gave up after ${attempt} attempts)`);
+    if (spent.bytes > byteBudget) {
+      throw new FileFailedError(`${reason} (gave up: ${spent.bytes} bytes received for a file of ${job.sizeBytes}, more than ${BYTE_BUDGET_FACTOR}x its size)`);
+    }
     ctx.onRetry(attempt, reason, active.bytesDone);
     await backoff(ctx.policy, attempt, err, ctx.signal);
   };
@@ -404,7 +486,7 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
     let step: 'done' | 'retry';
     let result: { mtimeMs: number } | undefined;
     try {
-      ({ step, result } = await attemptOnce(fd, part.held, io, job, ctx, active, label, {
+      ({ step, result } = await attemptOnce(fd, part.held, io, job, ctx, active, label, spent, {
         retryLater,
         mismatch: async (reason: string) => {
           try {
@@ -441,6 +523,7 @@ async function attemptOnce(
   ctx: TransferContext,
   active: ActiveTransfer,
   label: string,
+  spent: { bytes: number },
   hooks: AttemptHooks,
 ): Promise<{ step: 'done' | 'retry'; result?: { mtimeMs: number } }> {
   let held = heldAtOpen;
@@ -491,11 +574,12 @@ async function attemptOnce(
         },
         active,
         ctx,
+        spent,
       );
     } catch (e) {
       if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`);
-      if (isApiError(e) && e.kind === 'network' && active.bytesDone > before) {
-        hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat
+      if (isApiError(e) && e.kind === 'network' && active.bytesDone > before && !(e instanceof TooSlowError)) {
+        hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
       }
       if (isRetryable(e)) {
         await hooks.retryLater((e as ApiError).message, e);
@@ -544,8 +628,22 @@ async function countMismatch(mismatches: number, reason: string, discardPart: ()
   return n;
 }
 
+/** rename is atomic: of two transfers that could use the same old part file, one gets it. */
+function claimLegacyPart(legacy: string, part: string): void {
+  try {
+    renameSync(legacy, part);
+  } catch {
+    // Usually there is none (ENOENT); anything else just means no resume from it.
+  }
+}
+
 /** Moves the verified part into place; the set folder was made (and checked) when set.json was written. */
 async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<{ mtimeMs: number }> {
+  const label = `file ${job.relPath}`;
+  const before = folderOutsideDest(job);
+  if (before !== null) {
+    throw new FolderEscapeError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
+  }
   try {
     try {
       await io.rename(job.partPath, job.finalPath);
@@ -555,9 +653,26 @@ async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<
       await fs.mkdir(path.dirname(job.finalPath), { recursive: true });
       await fs.rename(job.partPath, job.finalPath);
     }
-    // rename keeps the mtime that fstat saw just before the part file was closed.
-    return { mtimeMs };
   } catch (e) {
     throw localFsError(e, `move ${job.relPath} into place`);
   }
+  // Checked again after the fact: the folder may have been swapped between the check and the rename.
+  const after = folderOutsideDest(job);
+  if (after !== null) {
+    throw new FolderEscapeError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
+  }
+  // rename keeps the mtime that fstat saw just before the part file was closed.
+  return { mtimeMs };
+}
+
+/** Where the final file's folder really leads when that is not job.realDir; null when it is (or there is nothing to check). */
+function folderOutsideDest(job: TransferJob): string | null {
+  if (job.realDir === undefined) return null;
+  let real: string;
+  try {
+    real = realpathSync.native(path.dirname(job.finalPath));
+  } catch {
+    return null; // gone: the rename makes it again, and the check after the rename judges the result
+  }
+  return real === job.realDir ? null : real;
 }

@@ -8,8 +8,8 @@ import { withRetry, type RetryPolicy } from './retry';
 export const PER_PAGE = 200;
 /** Sets committed while a walk ran, or sharing the watermark's instant, fall inside this window. */
 export const WATERMARK_OVERLAP_MS = 5 * 60_000;
-/** A guard against a server whose has_more never turns false. */
-const MAX_PAGES = 100_000;
+/** Pages beyond what `total` needs that a walk follows before has_more is taken for a lie (the list may grow while we walk). */
+const EXTRA_PAGES = 2;
 
 export function updatedSinceFor(watermark: string | null): string | undefined {
   if (watermark === null) return undefined;
@@ -55,22 +55,31 @@ export async function* walkAcceptedSets(
     outcome.passes = pass;
     let firstTotal: number | undefined;
     let changed: string | undefined;
-    for (let page = 1; page <= MAX_PAGES; page++) {
+    let maxTotal = 0;
+    for (let page = 1; ; page++) {
       const res = await withRetry(
         policy,
         () => client.listSets(collectionId, { status: 'accepted', updatedSince, page, perPage: PER_PAGE }, signal),
         { signal, onRetry: (n, e) => onRetry?.(`${e.message}; retry ${n}`) },
       );
+      const rejected = res.rejected ?? [];
+      const records = res.sets.length + rejected.length;
       // A page larger than asked is outside the contract (per_page is 1 to 200): refuse it
       // rather than let one answer queue thousands of sets.
-      if (res.sets.length > PER_PAGE) {
-        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${res.sets.length} sets, more than the ${PER_PAGE} asked for`);
+      if (records > PER_PAGE) {
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} has ${records} sets, more than the ${PER_PAGE} asked for`);
       }
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
+      maxTotal = Math.max(maxTotal, res.total);
       yield res;
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
-      if (!res.has_more || res.sets.length === 0) break;
+      if (!res.has_more || records === 0) break;
+      // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.
+      const needed = Math.ceil(maxTotal / PER_PAGE);
+      if (page >= needed + EXTRA_PAGES) {
+        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} still says has_more, but ${maxTotal} sets fit in ${needed} page${needed === 1 ? '' : 's'}`);
+      }
     }
     outcome.stable = changed === undefined;
     if (outcome.stable) return;

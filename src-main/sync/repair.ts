@@ -1,0 +1,18 @@
+// `verify --repair` and the app's Repair action (DESIGN 1.2): re-hash the dataset, then sync
+// exactly the sets holding a missing or changed file, after the set records stop vouching for
+// those files (repair-plan.ts, done by the sync under its lock). Extra files are listed by
+// verify and never deleted.
+import path from 'node:path';
+import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import { runSync } from './engine';
+import { verifyDataset } from './verify';
+
+/**
+ * Verifies DEST by hash (or takes `report` from a verify just made) and syncs the missing and
+ * changed files again. The summary is the sync's (a lock held by another sync is its `locked`
+ * fatal error; another service or collection than the folder's is `config`).
+ */
+export async function runRepair(options: SyncOptions, onEvent: (e: SyncEvent) => void, report?: VerifyReport): Promise<SyncSummary> {
+  const verified = report ?? (await verifyDataset(path.resolve(options.dest)));
+  return runSync({ ...options, repair: { files: [...verified.missing, ...verified.changed] } }, onEvent);
+}
