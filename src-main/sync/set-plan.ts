@@ -99,6 +99,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
   ctx.accounting.sets++;
   if (set.is_gold && ctx.excludeGold) {
     state.dropPending(set.id);
+    ctx.accounting.setsSkipped++;
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
     return { accepted: true };
   }
@@ -146,8 +147,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promi
       continue;
     }
     sp.outstanding++;
-    acc.filesTotal++;
-    acc.bytesTotal += file.size_bytes;
+    acc.fileQueued(file.size_bytes);
     // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
     await pool.push(() => downloadTask(ctx, sp, file, rel, refs));
