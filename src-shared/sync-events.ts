@@ -94,7 +94,7 @@ export interface ProgressEvent {
   etaSeconds: number | null;
   /** Bytes received again because a download had to start over (a 200 answer to a resume, a hash mismatch, a 416). */
   bytesRedownloaded: number;
-  /** Present while phase is `retrying`: the walk's attempt that failed, the attempts allowed, seconds until the next one. */
+  /** Present while phase is `retrying`: the walk's next attempt (2..of), the attempts allowed, whole seconds until it starts (a countdown). */
   retry?: { attempt: number; of: number; inSeconds: number };
   /** Downloads in flight; `bytesPerSecond` is that file's own received rate over the last 5 s. */
   active: Array<{ fileId: number; path: string; bytesDone: number; sizeBytes: number; bytesPerSecond: number }>;

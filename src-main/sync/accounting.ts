@@ -62,7 +62,7 @@ export class Accounting {
   phase: SyncPhase = 'checking';
   /** True once every set is listed and planned: the file totals are final (the progress fraction switches to bytes). */
   listed = false;
-  /** The walk's back-off: the attempt that failed, the attempts allowed, and when the next starts (clock ms). */
+  /** The walk's back-off: the attempt coming next, the attempts allowed, and when it starts (clock ms). */
   walkRetry: { attempt: number; of: number; until: number } | undefined;
 
   // Statistics: what the summary reports.

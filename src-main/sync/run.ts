@@ -262,7 +262,7 @@ export class SyncRun {
       const walkPolicy = {
         ...policy,
         onBackoff: (attempt: number, of: number, ms: number) => {
-          acc.walkRetry = { attempt, of, until: this.deps.clock.now() + ms };
+          acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
           progress.update();
         },
       };
