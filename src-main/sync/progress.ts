@@ -4,7 +4,7 @@
 // - `fraction`: sets done/total while sets are still being listed (file sizes are not all known
 //   yet); once every set is listed, the rest of the bar is shared out by bytes (by files when no
 //   bytes remain), starting from where the sets left it, so it never jumps back;
-// - the rate: received bytes over the last 5 s (bytes a resume found on disk are not received);
+// - the rate: received bytes over the last 5 s (bytes a resume found on disk are not received), 0 while paused;
 // - the ETA: null until at least 2 s of transfer and 1 % done;
 // - every count, total and the fraction are held at their highest value so far (monotonic).
 import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
@@ -99,7 +99,8 @@ export class ProgressTracker {
     while (this.samples.length > 2 && now - this.samples[0]!.t > RATE_WINDOW_MS) this.samples.shift();
     const first = this.samples[0]!;
     const dt = (now - first.t) / 1000;
-    const bytesPerSecond = dt > 0 ? Math.max(0, (c.bytesDownloaded - first.received) / dt) : 0;
+    // Paused: nothing is received, whatever the window still remembers.
+    const bytesPerSecond = c.paused || dt <= 0 ? 0 : Math.max(0, (c.bytesDownloaded - first.received) / dt);
 
     const retry = c.walkRetry && c.walkRetry.until > now ? c.walkRetry : undefined;
     const phase = retry ? 'retrying' : c.phase === 'downloading' && c.active.size > 0 && [...c.active].every((a) => a.checking) ? 'checking' : c.phase;
@@ -123,7 +124,7 @@ export class ProgressTracker {
       etaSeconds: this.eta(now, bytesPerSecond, first),
       bytesRedownloaded: c.bytesRedownloaded,
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
-      active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: this.fileRate(a, now) })),
+      active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : this.fileRate(a, now) })),
     };
     for (const a of this.fileSamples.keys()) if (!c.active.has(a)) this.fileSamples.delete(a);
     this.emit(event);
