@@ -98,9 +98,10 @@ export class ProgressTracker {
     this.samples.push({ t: now, received: c.bytesDownloaded, fraction: h.fraction });
     while (this.samples.length > 2 && now - this.samples[0]!.t > RATE_WINDOW_MS) this.samples.shift();
     const first = this.samples[0]!;
-    const dt = (now - first.t) / 1000;
+    // At least a second: a window of a few milliseconds would turn one burst into a spike.
+    const dt = Math.max(1, (now - first.t) / 1000);
     // Paused: nothing is received, whatever the window still remembers.
-    const bytesPerSecond = c.paused || dt <= 0 ? 0 : Math.max(0, (c.bytesDownloaded - first.received) / dt);
+    const bytesPerSecond = c.paused ? 0 : Math.max(0, (c.bytesDownloaded - first.received) / dt);
 
     const retry = c.walkRetry && c.walkRetry.until > now ? c.walkRetry : undefined;
     const phase = retry ? 'retrying' : c.phase === 'downloading' && c.active.size > 0 && [...c.active].every((a) => a.checking) ? 'checking' : c.phase;
@@ -146,7 +147,7 @@ export class ProgressTracker {
     if (!s) this.fileSamples.set(a, (s = []));
     s.push({ t: now, received: a.received });
     while (s.length > 2 && now - s[0]!.t > RATE_WINDOW_MS) s.shift();
-    const dt = (now - s[0]!.t) / 1000;
-    return dt > 0 ? Math.round(Math.max(0, (a.received - s[0]!.received) / dt)) : 0;
+    const dt = Math.max(1, (now - s[0]!.t) / 1000);
+    return Math.round(Math.max(0, (a.received - s[0]!.received) / dt));
   }
 }
