@@ -249,7 +249,7 @@ class PartSink implements FileBodySink {
       const judged = !this.paused && !this.pausedInWindow && elapsed < windowMs * 1.5;
       if (judged && this.windowBytes < (MIN_BYTES_PER_SECOND * elapsed) / 1000) {
         this.stopWatchdog();
-        this.flow.abort(new TooSlowError(`${label}: transfer too slow (${this.windowBytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
+        this.flow.abort(new TooSlowError(`${label}: transfer stalled (${this.windowBytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
         return;
       }
       this.windowStart = now;

@@ -78,7 +78,7 @@ describe('per-file retry budget', () => {
       expect(summary.exitCode).toBe(1);
       expect(summary.filesFailed).toBe(1);
       const failure = summary.failures.find((f) => f.fileId === file.id);
-      expect(failure?.reason).toMatch(/too slow .*under 1 KiB\/s.*gave up after 3 attempts/);
+      expect(failure?.reason).toMatch(/stalled \(\d+ bytes in [\d.]+ s, under 1 KiB\/s\).*gave up after 3 attempts/);
       // Resumed between attempts: each retry started from the bytes already held.
       const retries = events.filter((e) => e.type === 'file' && e.fileId === file.id && e.state === 'retrying');
       expect(retries).toHaveLength(2);
