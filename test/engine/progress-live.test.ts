@@ -68,6 +68,14 @@ describe('progress events', () => {
       expect(progress.some((p) => p.phase === 'listing')).toBe(true);
       expect(progress.some((p) => p.phase === 'writing_manifest')).toBe(true);
       expect(progress[0]!.etaSeconds).toBeNull(); // not meaningful before 2 s of transfer and 1 % done
+
+      // An incremental sync with nothing new: the unchanged sets count as done, the bar is full.
+      const again = run(path.join(dir, 'ds'));
+      expect((await again.done).filesDownloaded).toBe(0);
+      const noop = progressOf(again.events);
+      expectMonotonic(noop);
+      expect(noop[0]!.setsTotal).toBe(accepted);
+      expect(noop.at(-1)).toMatchObject({ setsDone: accepted, setsTotal: accepted, fraction: 1 });
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
