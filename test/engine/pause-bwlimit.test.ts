@@ -130,6 +130,28 @@ describe('bandwidth limit', () => {
     }
   }, 30_000);
 
+  it('a transfer held by the limiter is not taken for stalled', async () => {
+    const dir = await tempDir('dsync-bw-');
+    const dest = path.join(dir, 'ds');
+    try {
+      const controller = new AbortController();
+      const events: SyncEvent[] = [];
+      const { apiKey, collectionId } = mainCollection(env.svc);
+      // 2 KiB/s over three transfers, under the watchdog's 1 KiB/s each, with a 0.4 s stall window.
+      const done = runSync(
+        { baseUrl: env.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: { ...FAST_TUNING, stallTimeoutMs: 400 }, signal: controller.signal, bwlimitBytesPerSecond: 2048 },
+        (e) => events.push(e),
+      );
+      await sleep(2500);
+      controller.abort();
+      const summary = await done;
+      expect(summary.cancelled).toBe(true);
+      expect(events.some((e) => e.type === 'file' && (e.state === 'retrying' || e.state === 'failed'))).toBe(false);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('the token bucket makes callers in debt wait, whatever the number of callers', async () => {
     let now = 0;
     const slept: number[] = [];
