@@ -51,6 +51,8 @@ export class Accounting {
   filesDone = 0;
   filesTotal = 0;
   bytesRedownloaded = 0;
+  /** Sizes of the files queued by sets that ended (complete or failed): the rest of bytesTotal belongs to sets in flight. */
+  bytesOfEndedSets = 0;
   readonly active = new Set<ActiveTransfer>();
   /** Sets the sync expects to go through: the collection's accepted count, or a repair's sets. */
   setsExpected = 0;

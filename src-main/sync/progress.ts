@@ -2,7 +2,7 @@
 // them into at most a few `progress` events a second. This is the one place where the figures
 // users see are computed (the app and the CLI show them as they come):
 // - `fraction`: sets done/total while sets are still being listed (file sizes are not all known
-//   yet); once every set is listed, the rest of the bar is shared out by bytes (by files when no
+//   yet; a set in flight counts for the share of its bytes done); once every set is listed, the rest of the bar is shared out by bytes (by files when no
 //   bytes remain), starting from where the sets left it, so it never jumps back;
 // - the rate: received bytes over the last 5 s (bytes a resume found on disk are not received), 0 while paused;
 // - the ETA: null until at least 2 s of transfer and 1 % done;
@@ -70,7 +70,11 @@ export class ProgressTracker {
 
   private fraction(): number {
     const c = this.counts;
-    const bySets = c.setsTotal > 0 ? c.setsDone / c.setsTotal : 0;
+    // Sets in flight count for the share of their bytes already done, so large files move the bar before their set ends.
+    const inFlight = Math.max(0, c.setsUnchanged + c.sets - c.setsDone);
+    const inFlightBytes = c.bytesTotal - c.bytesOfEndedSets;
+    const share = inFlightBytes > 0 ? Math.min(1, Math.max(0, (c.bytesDone - c.bytesOfEndedSets) / inFlightBytes)) : 0;
+    const bySets = c.setsTotal > 0 ? Math.min(1, (c.setsDone + inFlight * share) / c.setsTotal) : 0;
     if (!c.listed) return bySets;
     this.listedAt ??= { fraction: Math.max(bySets, this.high.fraction), bytesDone: c.bytesDone, filesDone: c.filesDone };
     const from = this.listedAt;

@@ -84,4 +84,21 @@ describe('ProgressTracker', () => {
     expect(events.at(-1)!.fraction).toBe(1);
     expect(events.at(-1)!.etaSeconds).toBe(0);
   });
+
+  it('moves the bar by the bytes of sets in flight while listing', () => {
+    const events: ProgressEvent[] = [];
+    const acc = new Accounting();
+    acc.setsExpected = 4;
+    const tracker = new ProgressTracker(acc, (e) => events.push(e as ProgressEvent), 10_000, 10_000);
+    tracker.start();
+    acc.sets = 2; // one set ended, one in flight with a 1000-byte file half received
+    acc.setsComplete = 1;
+    acc.fileQueued(200);
+    acc.bytesOfEndedSets = 200;
+    acc.bytesDone = 200;
+    acc.fileQueued(1000);
+    void acc.received(newActiveTransfer(2, 'y', 1000), 500);
+    tracker.stop();
+    expect(events.at(-1)!.fraction).toBeCloseTo((1 + 0.5) / 4);
+  });
 });
