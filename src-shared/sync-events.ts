@@ -24,6 +24,8 @@ export interface SyncOptions {
    * or changed), skip the page walk and sync exactly their sets (GET /sets/:id); the watermark stays.
    */
   repair?: { files: string[] };
+  /** Total download rate cap across transfers in bytes per second (CLI `--bwlimit`); absent or 0 = no limit. */
+  bwlimitBytesPerSecond?: number;
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
   tuning?: SyncTuning;
 }
@@ -48,9 +50,55 @@ export type SyncEvent =
   | { type: 'collection'; collectionId: number; title: string; acceptedSets: number }
   | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string }
   | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string }
-  | { type: 'progress'; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number; bytesPerSecond: number; etaSeconds: number | null; active: Array<{ fileId: number; path: string; bytesDone: number; sizeBytes: number }> }
+  | ProgressEvent
   | { type: 'warning'; message: string }
   | { type: 'summary'; summary: SyncSummary };
+
+/**
+ * What a sync is doing now. `listing`: walking the pages of accepted sets (downloads run
+ * meanwhile); `checking`: checking the files on disk, or hashing the bytes held by partial
+ * downloads before resuming them; `downloading`: every set is listed, transfers run;
+ * `retrying`: the page walk waits to try again (see ProgressEvent.retry); `writing_manifest`:
+ * the dataset index and the state are written.
+ */
+export type SyncPhase = 'checking' | 'listing' | 'downloading' | 'retrying' | 'writing_manifest';
+
+/**
+ * Aggregate progress, at most 4 a second (and one every 2 s while nothing moves). Every count
+ * and total only grows and `fraction` never falls, from the first event to the last.
+ */
+export interface ProgressEvent {
+  type: 'progress';
+  phase: SyncPhase;
+  /** True while the sync is paused (engine PauseGate): nothing is received, partial files are kept. */
+  paused: boolean;
+  /** Sets finished (complete, failed, skipped) plus, on an incremental sync, the accepted sets unchanged since the last one. */
+  setsDone: number;
+  /** The collection's accepted sets (known before the first page), grown by sets fetched again or accepted meanwhile. */
+  setsTotal: number;
+  /** Bytes of files to download that are done: received, held by a resumed part file, adopted, or given up (failed). */
+  bytesDone: number;
+  /** Sizes of the files this sync downloads, as far as listed so far. */
+  bytesTotal: number;
+  filesDone: number;
+  filesTotal: number;
+  /**
+   * 0..1, the one progress figure (bar and percentage) for the app and the CLI: sets done/total
+   * while sets are still being listed, then the remaining bytes (files when no bytes remain).
+   * Never decreases.
+   */
+  fraction: number;
+  /** Received bytes over the last 5 s (held bytes of a resume are not received). */
+  bytesPerSecond: number;
+  /** Null until meaningful: at least 2 s of transfer, 1 % done, a non-zero rate, and not paused. */
+  etaSeconds: number | null;
+  /** Bytes received again because a download had to start over (a 200 answer to a resume, a hash mismatch, a 416). */
+  bytesRedownloaded: number;
+  /** Present while phase is `retrying`: the walk's next attempt (2..of), the attempts allowed, whole seconds until it starts (a countdown). */
+  retry?: { attempt: number; of: number; inSeconds: number };
+  /** Downloads in flight; `bytesPerSecond` is that file's own received rate over the last 5 s. */
+  active: Array<{ fileId: number; path: string; bytesDone: number; sizeBytes: number; bytesPerSecond: number }>;
+}
 
 export interface SyncSummary {
   collectionId: number;

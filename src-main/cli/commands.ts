@@ -8,6 +8,7 @@ import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
 import { runSync } from '../sync/engine';
 import { exitCodeFor } from '../sync/outcome';
+import { parseBwlimit } from '../sync/rate-limit';
 import { runRepair } from '../sync/repair';
 import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
 import { emptyState, loadState } from '../sync/state';
@@ -52,6 +53,16 @@ function positiveInt(text: string, name: string, min: number, max: number): numb
   return n;
 }
 
+/** --bwlimit in rclone's syntax (rate-limit.ts parseBwlimit); undefined when absent, off or 0. */
+function bwlimitOf(text: string | boolean | undefined): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return parseBwlimit(text);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 /** Exit code for an API failure outside a sync (collections, login): the engine's table. */
 function apiExitCode(e: ApiError): number {
   return exitCodeFor(e.kind);
@@ -92,6 +103,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
     dest: { type: 'string' },
     'consents-dir': { type: 'string' },
     concurrency: { type: 'string' },
+    bwlimit: { type: 'string' },
     'exclude-gold': { type: 'boolean' },
     full: { type: 'boolean' },
     json: { type: 'boolean' },
@@ -100,6 +112,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
   const collectionId = positiveInt(required(v, 'collection'), 'collection', 1, Number.MAX_SAFE_INTEGER);
   const dest = required(v, 'dest');
   const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
+  const bwlimitBytesPerSecond = bwlimitOf(v.bwlimit);
   const tuning = tuningFromEnv();
   const apiKey = await resolveApiKey(baseUrl);
   const json = v.json === true;
@@ -125,6 +138,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
         dest,
         consentsDir: typeof v['consents-dir'] === 'string' ? v['consents-dir'] : undefined,
         concurrency,
+        ...(bwlimitBytesPerSecond !== undefined ? { bwlimitBytesPerSecond } : {}),
         excludeGold: v['exclude-gold'] === true,
         full: v.full === true,
         signal: controller.signal,

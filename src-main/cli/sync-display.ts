@@ -1,10 +1,8 @@
 // Human progress of a sync on stderr: a live redrawn block on a terminal (overall bar with
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
-import type { SyncEvent, SyncSummary } from '../../src-shared/sync-events';
+import type { ProgressEvent, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 import { bar, formatBytes, formatDuration } from './format';
-
-type ProgressEvent = Extract<SyncEvent, { type: 'progress' }>;
 
 const PLAIN_INTERVAL_MS = 5000;
 const MAX_FILE_LINES = 8;
@@ -42,7 +40,7 @@ export class SyncDisplay {
         if (this.live) this.redraw();
         else if (Date.now() - this.lastPlain >= PLAIN_INTERVAL_MS) {
           this.lastPlain = Date.now();
-          this.out.write(this.overall(e) + '\n');
+          this.out.write(progressLine(e) + '\n');
         }
         break;
       case 'summary':
@@ -50,11 +48,6 @@ export class SyncDisplay {
         this.line(summaryText(e.summary));
         break;
     }
-  }
-
-  private overall(p: ProgressEvent): string {
-    const frac = p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : 1;
-    return `[${bar(frac, 24)}] ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  files ${p.filesDone}/${p.filesTotal}  ${formatBytes(p.bytesPerSecond)}/s  ETA ${formatDuration(p.etaSeconds)}`;
   }
 
   private clear(): void {
@@ -75,15 +68,41 @@ export class SyncDisplay {
     if (!p) return;
     this.clear();
     const cols = Math.max(40, this.out.columns ?? 100);
-    const lines = [this.overall(p)];
+    const lines = [progressLine(p)];
     for (const a of p.active.slice(0, MAX_FILE_LINES)) {
       const pct = a.sizeBytes > 0 ? Math.floor((a.bytesDone / a.sizeBytes) * 100) : 100;
-      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)}  ${a.path}`);
+      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)} ${`${formatBytes(a.bytesPerSecond)}/s`.padStart(11)}  ${a.path}`);
     }
     if (p.active.length > MAX_FILE_LINES) lines.push(`  … and ${p.active.length - MAX_FILE_LINES} more`);
     this.out.write(lines.map((l) => (l.length > cols - 1 ? l.slice(0, cols - 1) : l)).join('\n') + '\n');
     this.drawnLines = lines.length;
   }
+}
+
+/** What the sync is doing, in words (the retry countdown included). */
+export function phaseText(p: ProgressEvent): string {
+  if (p.paused) return 'paused';
+  switch (p.phase) {
+    case 'listing':
+      return 'listing sets';
+    case 'checking':
+      return 'checking partial downloads';
+    case 'downloading':
+      return 'downloading';
+    case 'retrying':
+      return p.retry ? `listing sets: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : 'retrying';
+    case 'writing_manifest':
+      return 'writing the manifest';
+  }
+}
+
+/** The one-line overall progress: sets n/N, the percentage (the engine's fraction), bytes, files, rate, ETA and the phase. */
+export function progressLine(p: ProgressEvent): string {
+  const pct = Math.floor(p.fraction * 100);
+  return (
+    `[${bar(p.fraction, 24)}] ${String(pct).padStart(3)}%  sets ${p.setsDone}/${p.setsTotal}  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ` +
+    `files ${p.filesDone}/${p.filesTotal}  ${formatBytes(p.bytesPerSecond)}/s  ETA ${formatDuration(p.etaSeconds)}  ${phaseText(p)}`
+  );
 }
 
 export function summaryText(s: SyncSummary): string {

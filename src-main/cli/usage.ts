@@ -10,8 +10,9 @@ export class UsageError extends Error {
 export const USAGE = `Usage: dataset-sync <command> [options]
 
 Commands:
-  sync --base-url URL --collection ID --dest DIR [--consents-dir DIR] [--concurrency N] [--exclude-gold] [--full] [--json]
-      one incremental sync of one collection into DIR
+  sync --base-url URL --collection ID --dest DIR [--consents-dir DIR] [--concurrency N] [--bwlimit RATE] [--exclude-gold] [--full] [--json]
+      one incremental sync of one collection into DIR; --bwlimit caps the total download rate
+      (rclone's syntax: 4M = 4 MiB/s, 500k = 500 KiB/s, 1000B = bytes/s, a plain number = KiB/s, off)
   verify --dest DIR [--repair [--base-url URL] [--concurrency N]] [--json]
       re-hash every file listed in DIR/manifest.csv; report missing, changed and extra files;
       --repair downloads the missing and changed ones again from the service and collection

@@ -6,29 +6,35 @@ import type { DeliveryClient } from '../api/delivery-client';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { noRateLimit, type RateLimiter } from './accounting';
 import { systemClock, type Clock } from './clock';
+import { rateLimiterFor } from './rate-limit';
 import { SyncRun } from './run';
 import { openGate, type PauseGate } from './task-pool';
 
 export type { RateLimiter } from './accounting';
 export type { Clock } from './clock';
-export type { PauseGate } from './task-pool';
+export type { PauseGate, ControllablePauseGate } from './task-pool';
+export { createPauseGate } from './task-pool';
 
 export interface EngineDeps {
   /** Default: an undici client for options.baseUrl with options.apiKey. An injected client is not closed by the engine. */
   client?: DeliveryClient;
   /** Default: the system clock. */
   clock?: Clock;
-  /** Default: no limit. */
+  /** Default: a token bucket for options.bwlimitBytesPerSecond (rate-limit.ts), else no limit. */
   limiter?: RateLimiter;
-  /** Default: always open. */
+  /** Default: always open. Pass createPauseGate() to pause and resume the sync (no re-walk). */
   gate?: PauseGate;
 }
 
 export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: EngineDeps = {}): Promise<SyncSummary> {
+  const clock = deps.clock ?? systemClock;
+  const bw = options.bwlimitBytesPerSecond;
+  // A bad value is reported by resolveOptions (exit 2); only a valid one makes a limiter.
+  const fromOptions = typeof bw === 'number' && Number.isFinite(bw) && bw > 0 ? rateLimiterFor(bw, clock) : undefined;
   const run = new SyncRun(options, onEvent, {
     client: deps.client,
-    clock: deps.clock ?? systemClock,
-    limiter: deps.limiter ?? noRateLimit,
+    clock,
+    limiter: deps.limiter ?? fromOptions ?? noRateLimit,
     gate: deps.gate ?? openGate,
   });
   return run.run();

@@ -9,6 +9,8 @@ export interface RetryPolicy {
   capMs: number;
   /** Whose time the back-off waits on; the system clock unless a test injects one. */
   clock?: Clock;
+  /** Told of every back-off before it starts (the walk's progress shows a countdown). */
+  onBackoff?: (attempt: number, maxAttempts: number, delayMs: number) => void;
 }
 
 export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number): number {
@@ -20,7 +22,9 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterSec
 
 export async function backoff(policy: RetryPolicy, attempt: number, err: unknown, signal?: AbortSignal): Promise<void> {
   const ra = isApiError(err) ? err.retryAfterSeconds : undefined;
-  await (policy.clock ?? systemClock).sleep(retryDelayMs(policy, attempt, ra), signal);
+  const ms = retryDelayMs(policy, attempt, ra);
+  policy.onBackoff?.(attempt, policy.maxAttempts, ms);
+  await (policy.clock ?? systemClock).sleep(ms, signal);
 }
 
 export function isRetryable(e: unknown): boolean {

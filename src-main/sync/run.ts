@@ -60,6 +60,8 @@ export class SyncRun {
   /** A page record without a usable id was rejected: the walk cannot count as complete. */
   private unidentifiedReject = false;
   private diskCheck: DiskCheck | undefined;
+  /** Progress events, from the collection's detail (setsTotal known) to the end of finish(). */
+  private progress: ProgressTracker | undefined;
 
   constructor(
     private readonly options: SyncOptions,
@@ -67,7 +69,7 @@ export class SyncRun {
     private readonly deps: RunDeps,
   ) {
     this.startedAt = deps.clock.now();
-    this.accounting = new Accounting(deps.limiter);
+    this.accounting = new Accounting(deps.limiter, deps.gate, this.controller.signal);
     const outer = options.signal;
     if (outer) {
       if (outer.aborted) this.controller.abort();
@@ -235,7 +237,11 @@ export class SyncRun {
     });
     if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
 
-    const progress = new ProgressTracker(this.accounting, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
+    const acc = this.accounting;
+    acc.setsExpected = this.repairSets ? this.repairSets.length : collection.sets.accepted;
+    acc.phase = 'listing';
+    const progress = new ProgressTracker(acc, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
+    this.progress = progress;
     progress.start();
     const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
     let walkCompleted = false;
@@ -246,14 +252,28 @@ export class SyncRun {
           if (signal.aborted) break;
           await this.fetchSetAgain(ctx, id, pool);
         }
+        this.listed();
         await pool.idle();
-        progress.stop();
         return false;
       }
       const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
       const walk: WalkOutcome = { stable: true, passes: 0 };
-      const pages = walkAcceptedSets(client, collectionId, since, policy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
+      // The walk's back-off shows as phase `retrying` with a countdown.
+      const walkPolicy = {
+        ...policy,
+        onBackoff: (attempt: number, of: number, ms: number) => {
+          acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
+          progress.update();
+        },
+      };
+      const pages = walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
+      let firstPage = true;
       for await (const page of pages) {
+        // An incremental walk lists only what changed: the other accepted sets are done already.
+        if (since !== undefined && firstPage) acc.setsUnchanged = Math.max(0, collection.sets.accepted - page.total);
+        firstPage = false;
+        const closed = this.deps.gate.whenOpen(signal); // paused: the walk waits too (and is not repeated)
+        if (closed) await closed;
         // A record that fails the contract while its page is sound fails its own set, not the walk.
         for (const record of page.rejected ?? []) this.rejectRecord(ctx, record);
         for (const set of page.sets) {
@@ -268,16 +288,24 @@ export class SyncRun {
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;
         if (this.seen.has(id)) continue;
+        acc.setsRefetched++;
         await this.fetchSetAgain(ctx, id, pool);
       }
+      this.listed();
     } catch (e) {
       this.walkFailure(e, 'list the sets');
       walkCompleted = false;
     }
     await pool.idle();
-    progress.stop();
     if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
     return walkCompleted && !signal.aborted;
+  }
+
+  /** Every set is listed and planned: file totals are final, the progress fraction goes by bytes. */
+  private listed(): void {
+    this.accounting.listed = true;
+    this.accounting.phase = 'downloading';
+    this.progress?.update();
   }
 
   private walkFailure(e: unknown, doing: string): void {
@@ -380,6 +408,8 @@ export class SyncRun {
             state.touch();
           }
         }
+        this.accounting.phase = 'writing_manifest';
+        this.progress?.update();
         await state.settled();
         if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped]);
         await writeDatasetIndex(dest, state);
@@ -390,6 +420,7 @@ export class SyncRun {
       s.watermark = head.watermark;
       state.store.close();
     }
+    this.progress?.stop();
     this.accounting.fill(s);
     if (this.diskCheck) {
       const { files, missing, changed, durationMs } = this.diskCheck;

@@ -25,6 +25,8 @@ interface SetProgress {
   local: LocalSet;
   outstanding: number;
   failures: string[];
+  /** Sizes of the files queued for download (progress: the bytes of a set that ended). */
+  queuedBytes: number;
 }
 
 type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'downloadedAt'>;
@@ -99,6 +101,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
   ctx.accounting.sets++;
   if (set.is_gold && ctx.excludeGold) {
     state.dropPending(set.id);
+    ctx.accounting.setsSkipped++;
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
     return { accepted: true };
   }
@@ -119,7 +122,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
 }
 
 async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
-  const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [] };
+  const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [], queuedBytes: 0 };
   const refs = participantRefs(set);
   const names = new Set<string>();
   const acc = ctx.accounting;
@@ -146,8 +149,8 @@ async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promi
       continue;
     }
     sp.outstanding++;
-    acc.filesTotal++;
-    acc.bytesTotal += file.size_bytes;
+    sp.queuedBytes += file.size_bytes;
+    acc.fileQueued(file.size_bytes);
     // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
     await pool.push(() => downloadTask(ctx, sp, file, rel, refs));
@@ -273,6 +276,7 @@ function stepDone(ctx: RunContext, sp: SetProgress): void {
     state.addPending(set.id); // unfinished: the next sync picks it up whatever the watermark
     return;
   }
+  ctx.accounting.bytesOfEndedSets += sp.queuedBytes;
   if (sp.failures.length === 0) {
     removeReplacedFiles(ctx, sp);
     setSetEntry(ctx, sp, true);

@@ -34,6 +34,8 @@ export function resolveOptions(o: SyncOptions): RunSettings {
   if (!isPositiveId(o.collectionId)) throw new ConfigError(`The collection id must be a positive integer, got ${String(o.collectionId)}.`);
   const concurrency = o.concurrency ?? 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new ConfigError(`Concurrency must be an integer from 1 to 16, got ${concurrency}.`);
+  const bw = o.bwlimitBytesPerSecond;
+  if (bw !== undefined && !(Number.isFinite(bw) && bw >= 0)) throw new ConfigError(`The bandwidth limit must be a number of bytes per second (0 = none), got ${String(bw)}.`);
   if (!o.dest) throw new ConfigError('No destination folder given.');
   const dest = path.resolve(o.dest);
   let consentsDir: string;

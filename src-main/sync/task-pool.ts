@@ -2,14 +2,61 @@
 // tasks are waiting, so the producer (the page walk) never runs far ahead and memory stays flat.
 // Every task passes the pause gate before it starts.
 
-/** What the queue awaits before starting each task (a paused sync keeps its gate closed). */
+/**
+ * What the queue awaits before starting each task, and what every received body chunk and every
+ * new file request awaits (accounting.ts): a closed gate pauses the whole sync, active
+ * transfers included (their sockets stay paused by the same flow control as the rate limit).
+ */
 export interface PauseGate {
-  /** Resolves when work may start; settles at once when `signal` is aborted. */
+  /** Resolves when work may start; settles at once when `signal` is aborted. Undefined when open. */
   whenOpen(signal: AbortSignal): Promise<void> | undefined;
+  /** True while closed (shown in progress events); absent means never paused. */
+  readonly paused?: boolean;
 }
 
 /** A gate that never closes. */
 export const openGate: PauseGate = { whenOpen: () => undefined };
+
+/** A gate the caller opens and closes: runSync(options, onEvent, { gate }) then gate.pause() / gate.resume(). */
+export interface ControllablePauseGate extends PauseGate {
+  readonly paused: boolean;
+  /** Holds new tasks, new requests and every active transfer at its next chunk; partial files are kept. */
+  pause(): void;
+  /** Lets everything held go on where it stopped (no re-walk, transfers read on from their sockets). */
+  resume(): void;
+}
+
+export function createPauseGate(): ControllablePauseGate {
+  let opened: Promise<void> | undefined;
+  let open: (() => void) | undefined;
+  return {
+    get paused() {
+      return opened !== undefined;
+    },
+    pause() {
+      if (opened) return;
+      opened = new Promise<void>((r) => (open = r));
+    },
+    resume() {
+      const release = open;
+      opened = undefined;
+      open = undefined;
+      release?.();
+    },
+    whenOpen(signal) {
+      const current = opened;
+      if (!current || signal.aborted) return undefined;
+      return new Promise<void>((resolve) => {
+        const onAbort = () => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        void current.then(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    },
+  };
+}
 
 export class TaskPool {
   private running = 0;

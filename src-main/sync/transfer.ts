@@ -31,7 +31,7 @@ import { promisify } from 'node:util';
 import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 import { isFatalFsError, localFsError } from './local-errors';
-import type { Accounting, ActiveTransfer } from './accounting';
+import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
 import { createSha256Stream, type Sha256Stream } from './sha256-stream';
 
@@ -276,8 +276,7 @@ class PartSink implements FileBodySink {
       return true;
     }
     this.hash.update(chunk);
-    this.active.bytesDone += n;
-    const overLimit = this.ctx.accounting.received(n);
+    const overLimit = this.ctx.accounting.received(this.active, n);
     if (overLimit) this.holdFor(overLimit);
     this.pending.push(chunk);
     this.pendingBytes += n;
@@ -291,7 +290,7 @@ class PartSink implements FileBodySink {
     return true;
   }
 
-  /** The rate limiter asked to wait: the socket stays paused until its latest wait settles. */
+  /** The rate limiter (or a pause) asked to wait: the socket stays paused until its latest wait settles; the watchdog does not judge it meanwhile. */
   private holdFor(wait: Promise<void>): void {
     this.limited = wait;
     void wait
@@ -448,12 +447,12 @@ async function streamToPart(
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
   if (job.legacyPartPath !== undefined) claimLegacyPart(job.legacyPartPath, job.partPath);
   const label = `file ${job.relPath}`;
-  const active: ActiveTransfer = { fileId: job.fileId, path: job.relPath, sizeBytes: job.sizeBytes, bytesDone: 0 };
+  const active = newActiveTransfer(job.fileId, job.relPath, job.sizeBytes);
   ctx.accounting.active.add(active);
   try {
     return await transferLoop(job, ctx, active, label);
   } finally {
-    ctx.accounting.active.delete(active);
+    ctx.accounting.transferEnded(active, !ctx.signal.aborted);
   }
 }
 
@@ -534,11 +533,15 @@ async function attemptOnce(
   let hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
   try {
     if (held > 0) {
-      held = await hashInto(job.partPath, hash, held);
+      active.checking = true;
+      try {
+        held = await hashInto(job.partPath, hash, held);
+      } finally {
+        active.checking = false;
+      }
       ctx.accounting.bytesHashed += held;
     }
-    ctx.accounting.bytesDone += held - active.bytesDone;
-    active.bytesDone = held;
+    ctx.accounting.held(active, held);
 
     if (held === job.sizeBytes) {
       if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
@@ -548,6 +551,8 @@ async function attemptOnce(
 
     let reply;
     const before = active.bytesDone;
+    const closed = ctx.accounting.whenOpen(); // a paused sync starts no request
+    if (closed) await closed;
     try {
       reply = await streamToPart(
         fd,
@@ -567,8 +572,7 @@ async function attemptOnce(
             ftruncateSync(fd, 0);
             hash.discard();
             hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
-            ctx.accounting.bytesDone -= held;
-            active.bytesDone = 0;
+            ctx.accounting.restarted(active); // done counts stay; the bytes received again are counted as re-downloaded
           }
           return hash;
         },

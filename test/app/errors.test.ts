@@ -31,7 +31,7 @@ describe('toIpcError', () => {
 });
 
 describe('event batcher', () => {
-  const progress = (bytesDone: number): SyncEvent => ({ type: 'progress', bytesDone, bytesTotal: 100, filesDone: 0, filesTotal: 1, bytesPerSecond: 0, etaSeconds: null, active: [] });
+  const progress = (bytesDone: number): SyncEvent => ({ type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone, bytesTotal: 100, filesDone: 0, filesTotal: 1, bytesPerSecond: 0, etaSeconds: null, active: [] });
 
   it('keeps every non-progress event in order and only the newest progress, flushing on demand', () => {
     const batches: SyncEvent[][] = [];

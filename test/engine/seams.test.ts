@@ -116,7 +116,9 @@ describe('runSync with injected dependencies', () => {
     await withDest(async (dest) => {
       const { apiKey } = mainCollection(svc);
       const running = runSync({ baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest, concurrency: 2, tuning: FAST_TUNING }, (e) => events.push(e), { gate });
-      while (gate.asked < 2) await new Promise((r) => setTimeout(r, 10));
+      // The walk asks the gate before it plans the first page's sets (and the queue before each task).
+      while (gate.asked < 1) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100));
       expect(events.some((e) => e.type === 'file' && e.state === 'downloading')).toBe(false);
       gate.open();
       const summary = await running;

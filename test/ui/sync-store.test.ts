@@ -39,7 +39,7 @@ describe('sync store', () => {
   it('takes the aggregate from progress events and per-file bytes from their active list', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'downloading', { bytesDone: 0 })]);
     view = reduceSyncEvents(view, [
-      { type: 'progress', bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'x', bytesDone: 600, sizeBytes: 1000 }] },
+      { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'x', bytesDone: 600, sizeBytes: 1000, bytesPerSecond: 0 }] },
     ]);
     expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3 });
     expect(view.rows[0]?.bytesDone).toBe(600);
@@ -47,7 +47,7 @@ describe('sync store', () => {
 
   it('completes the aggregate at the summary when every file verified, even if the last progress event was throttled away', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'queued'), fileEvent(2, 'queued')]);
-    view = reduceSyncEvents(view, [{ type: 'progress', bytesDone: 1000, bytesTotal: 2000, filesDone: 1, filesTotal: 2, bytesPerSecond: 10, etaSeconds: 100, active: [] }]);
+    view = reduceSyncEvents(view, [{ type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 1000, bytesTotal: 2000, filesDone: 1, filesTotal: 2, bytesPerSecond: 10, etaSeconds: 100, active: [] }]);
     view = reduceSyncEvents(view, [fileEvent(1, 'verified'), fileEvent(2, 'verified'), { type: 'summary', summary: summary() }]);
     expect(view.progress).toMatchObject({ bytesDone: 2000, bytesTotal: 2000, filesDone: 2, filesTotal: 2, etaSeconds: null });
     expect(view.lastSummary?.filesDownloaded).toBe(2);
@@ -55,7 +55,7 @@ describe('sync store', () => {
 
   it('does not claim completion when a file failed', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'queued'), fileEvent(2, 'queued')]);
-    view = reduceSyncEvents(view, [{ type: 'progress', bytesDone: 1000, bytesTotal: 2000, filesDone: 1, filesTotal: 2, bytesPerSecond: 10, etaSeconds: 100, active: [] }]);
+    view = reduceSyncEvents(view, [{ type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 1000, bytesTotal: 2000, filesDone: 1, filesTotal: 2, bytesPerSecond: 10, etaSeconds: 100, active: [] }]);
     view = reduceSyncEvents(view, [fileEvent(1, 'verified'), fileEvent(2, 'failed', { reason: 'HTTP 404' }), { type: 'summary', summary: summary({ exitCode: 1, filesFailed: 1 }) }]);
     expect(view.progress?.bytesDone).toBe(1000);
     expect(view.progress?.filesDone).toBe(2);

@@ -1,0 +1,129 @@
+// Progress that tells the truth, against the real service and disk: setsTotal from the first
+// event, and nothing shown ever goes back (done counts, totals, the fraction) — on a plain sync,
+// across a cancel and a resume the server answers with 200 instead of 206 (held bytes dropped,
+// counted as re-downloaded), and through the walk's retries (phase `retrying` with a countdown).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
+import { runSync } from '../../src-main/sync/engine';
+import { expectDatasetMatches, FAST_TUNING, mainCollection, tempDir, useService } from './helpers';
+
+const SETS = 60;
+const env = useService({ sets: SETS, fileSize: 48 * 1024, slots: 2, seed: 21 });
+
+function progressOf(events: SyncEvent[]): ProgressEvent[] {
+  return events.filter((e): e is ProgressEvent => e.type === 'progress');
+}
+
+const MONOTONIC = ['setsDone', 'setsTotal', 'bytesDone', 'bytesTotal', 'filesDone', 'filesTotal', 'fraction'] as const;
+
+/** Every count, total and the fraction never decrease from one event to the next. */
+function expectMonotonic(progress: ProgressEvent[]): void {
+  for (let i = 1; i < progress.length; i++) {
+    for (const k of MONOTONIC) {
+      if (progress[i]![k] < progress[i - 1]![k]) throw new Error(`progress.${k} went back from ${progress[i - 1]![k]} to ${progress[i]![k]} (event ${i})`);
+    }
+    expect(progress[i]!.bytesDone).toBeLessThanOrEqual(progress[i]!.bytesTotal);
+    expect(progress[i]!.fraction).toBeLessThanOrEqual(1);
+  }
+}
+
+async function acceptedCount(e = env): Promise<number> {
+  const state = await e.svc.admin.state();
+  return state.collections.find((c) => c.id === e.collectionId)!.accepted_sets.length;
+}
+
+function run(dest: string, opts: { signal?: AbortSignal; bwlimit?: number; onEvent?: (e: SyncEvent) => void; on?: typeof env } = {}) {
+  const events: SyncEvent[] = [];
+  const svc = (opts.on ?? env).svc;
+  const { apiKey, collectionId } = mainCollection(svc);
+  const done = runSync(
+    { baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: { ...FAST_TUNING, progressIntervalMs: 25 }, signal: opts.signal, bwlimitBytesPerSecond: opts.bwlimit },
+    (e) => {
+      events.push(e);
+      opts.onEvent?.(e);
+    },
+  );
+  return { events, done };
+}
+
+describe('progress events', () => {
+  it('carry setsTotal from the first event on and never go back; they end at 100 %', async () => {
+    const dir = await tempDir('dsync-prog-');
+    try {
+      const r = run(path.join(dir, 'ds'));
+      const summary = await r.done;
+      expect(summary.exitCode).toBe(0);
+      const progress = progressOf(r.events);
+      const accepted = await acceptedCount();
+      expect(progress.length).toBeGreaterThan(2);
+      // The first progress event comes before any set is reported, and already knows every set.
+      const firstSet = r.events.findIndex((e) => e.type === 'set');
+      expect(r.events.indexOf(progress[0]!)).toBeLessThan(firstSet);
+      expect(progress[0]!.setsTotal).toBe(accepted);
+      expectMonotonic(progress);
+      const last = progress.at(-1)!;
+      expect(last).toMatchObject({ setsDone: accepted, setsTotal: accepted, fraction: 1, etaSeconds: 0, filesDone: last.filesTotal, bytesDone: last.bytesTotal, bytesRedownloaded: 0 });
+      expect(progress.some((p) => p.phase === 'listing')).toBe(true);
+      expect(progress.some((p) => p.phase === 'writing_manifest')).toBe(true);
+      expect(progress[0]!.etaSeconds).toBeNull(); // not meaningful before 2 s of transfer and 1 % done
+
+      // An incremental sync with nothing new: the unchanged sets count as done, the bar is full.
+      const again = run(path.join(dir, 'ds'));
+      expect((await again.done).filesDownloaded).toBe(0);
+      const noop = progressOf(again.events);
+      expectMonotonic(noop);
+      expect(noop[0]!.setsTotal).toBe(accepted);
+      expect(noop.at(-1)).toMatchObject({ setsDone: accepted, setsTotal: accepted, fraction: 1 });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('progress events of large files', () => {
+  const big = useService({ sets: 4, fileSize: 3 * 1024 * 1024, slots: 1, seed: 22 });
+
+  it('stay monotonic across a cancel, a resume answered with 200 (held bytes dropped) and the walk retrying', async () => {
+    const dir = await tempDir('dsync-prog-');
+    const dest = path.join(dir, 'ds');
+    try {
+      // Slowed by the bandwidth limit so the cancel lands mid-transfer, with part files held.
+      const controller = new AbortController();
+      const first = run(dest, {
+        on: big,
+        signal: controller.signal,
+        bwlimit: 2 * 1024 * 1024,
+        onEvent: (e) => {
+          if (e.type === 'progress' && e.bytesDone > 0.3 * 4 * 3 * 1024 * 1024) controller.abort();
+        },
+      });
+      const cancelled = await first.done;
+      expect(cancelled.cancelled).toBe(true);
+      expectMonotonic(progressOf(first.events));
+      const parts = await fs.readdir(path.join(dest, '.dataset-sync', 'partial'));
+      expect(parts.length).toBeGreaterThan(0);
+
+      // Every resume gets the whole file (200), and the page walk fails twice before it answers.
+      await big.svc.admin.addFault({ path: '^/files/' }, { type: 'ignore_range' }, 1000);
+      await big.svc.admin.addFault({ path: '/sets$' }, { type: 'status', status: 503 }, 2);
+      const second = run(dest, { on: big });
+      const summary = await second.done;
+      expect(summary.exitCode).toBe(0);
+      const progress = progressOf(second.events);
+      expectMonotonic(progress);
+      expect(progress[0]!.setsTotal).toBe(await acceptedCount(big));
+      const retrying = progress.filter((p) => p.phase === 'retrying');
+      expect(retrying.length).toBeGreaterThan(0);
+      expect(retrying[0]!.retry).toMatchObject({ attempt: 2, of: FAST_TUNING.maxAttempts });
+      expect(retrying[0]!.retry!.inSeconds).toBeGreaterThanOrEqual(0);
+      const last = progress.at(-1)!;
+      expect(last.fraction).toBe(1);
+      expect(last.bytesRedownloaded).toBeGreaterThan(0); // the held bytes came again, counted apart
+      await expectDatasetMatches(big.svc, dest, big.collectionId);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
