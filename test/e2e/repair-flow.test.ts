@@ -5,44 +5,27 @@
 // report says all OK and `sha256sum -c SHA256SUMS` passes in DEST. The two reports are saved as
 // docs/screenshots/verify-before-repair.png and verify-after-repair.png.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
-import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
-import { startReferenceService } from '../../src-service/index';
-import { launchChromium } from '../support/chromium';
+import { startUiStack, type UiStack } from './ui-stack';
 
 const DOC_SCREENS = join(process.cwd(), 'docs', 'screenshots');
-const SETS = 4;
 
-let root: string;
-let dest: string;
-let service: Awaited<ReturnType<typeof startReferenceService>>;
-let bridge: Bridge;
-let browser: Browser;
+let stack: UiStack;
 let page: Page;
+let dest: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'dataset-sync-e2e-repair-'));
-  dest = join(root, 'dataset');
   await mkdir(DOC_SCREENS, { recursive: true });
-  const [rendererDir, started] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ seed: 12, sets: SETS, fileSize: 48 * 1024, slots: 3, dataDir: join(root, 'media') })]);
-  service = started;
-  bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => dest });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' })).newPage();
-  page.on('pageerror', (e) => console.error('[renderer error]', e.message));
+  stack = await startUiStack({ prefix: 'dataset-sync-e2e-repair-', service: { seed: 12, sets: 4, fileSize: 48 * 1024, slots: 3 }, viewport: { width: 1280, height: 800 } });
+  ({ page, datasetDir: dest } = stack);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
-  await service?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await stack?.close();
 });
 
 const run = promisify(execFile);
@@ -68,6 +51,7 @@ async function flipByteKeepingStat(file: string): Promise<void> {
 }
 
 it('verify finds a deleted and a silently changed file, Repair downloads both again, verify is clean', { timeout: 180_000 }, async () => {
+  const { service, bridge } = stack;
   const client = service.clients[0]!;
   const collectionId = client.collections[0]!;
   await page.goto(bridge.url);

@@ -11,14 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../src-main/api/redact';
 import { RecruiterConnection } from '../../src-main/app/recruiter-connection';
 import { createRecruiterHandlers } from '../../src-main/ipc/recruiter-handlers';
-import { createMainServices, type MainServices } from '../../src-main/ipc/services';
+import type { MainServices } from '../../src-main/ipc/services';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
-import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
+import type { IpcResult } from '../../src-shared/ipc-contract';
 import type { RecruiterInvokeChannel } from '../../src-shared/recruiter-ipc-contract';
 import type { FaultMatch } from '../../src-service/index';
 import { mainCollection, servedSets, startService, tempDir, type Service } from '../engine/helpers';
 import { keyLeaksIn, keyLeaksInTree } from '../support/key-leaks';
+import { recordingApp } from '../support/recording-app';
 
 // Error statuses the handlers answer without a long back-off (5xx and 429 are retried: a one-shot
 // fault then shows the echo in the retry's event, and the retry succeeds).
@@ -38,47 +39,12 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('delivery handlers against a service that echoes the Authorization header', () => {
   it('no run of the key in any result, event, notification, settings file, DEST or consents file', { timeout: 120_000 }, async () => {
     const { apiKey, collectionId } = mainCollection(svc);
     const settingsDir = path.join(work, 'settings');
     const settings = createConfSettingsStore({ cwd: settingsDir });
-    const emitted: Array<{ channel: EventChannel; payload: unknown }> = [];
-    const notifications: Array<{ title: string; body: string }> = [];
-    const results: unknown[] = [];
-    const services: MainServices = createMainServices({
-      secrets: createMemoryStore(),
-      settings,
-      pickFolder: async () => null,
-      showItemInFolder: () => undefined,
-      openExternal: async () => undefined,
-      notify: (title, body) => void notifications.push({ title, body }),
-      emit: <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void emitted.push({ channel, payload: JSON.parse(JSON.stringify(payload)) }),
-      batchIntervalMs: 50,
-    });
-    const call = async (channel: keyof MainServices['handlers'], arg?: unknown): Promise<IpcResult<unknown>> => {
-      const r = (await services.handlers[channel](arg)) as IpcResult<unknown>;
-      results.push(JSON.parse(JSON.stringify(r)));
-      return r;
-    };
-    const finished = () => emitted.filter((e) => e.channel === 'sync:state' && !(e.payload as SyncRunState).running).length;
-    const runToEnd = async (channel: 'sync:start' | 'sync:repair', arg: unknown): Promise<SyncRunState> => {
-      const before = finished();
-      const started = await call(channel, arg);
-      if (!started.ok) throw new Error(`${channel}: ${started.error.message}`);
-      await until(`${channel} to end`, () => finished() > before);
-      const state = await call('sync:state', { collectionId });
-      if (!state.ok) throw new Error(state.error.message);
-      return state.value as SyncRunState;
-    };
+    const { services, call, runToEnd, results, emitted, notifications } = recordingApp(settings);
     const echo = (match: FaultMatch, status: number, count?: number) => svc.admin.addFault(match, { type: 'echo_auth', status }, count);
     const dest = path.join(work, 'ds');
     const consents = `${dest}.consents`;
