@@ -15,6 +15,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const history = useSync((s) => s.history[collectionId]);
   const actionError = useSync((s) => s.actionError[collectionId] ?? null);
   const verify = useSync((s) => s.verify[collectionId]);
+  const repaired = useSync((s) => s.runKind[collectionId] === 'repair');
   const { start, cancel, loadHistory, runVerify, repair } = useSync.getState();
   const dest = useDatasetFolder(collectionId);
   const loadList = useCollections((s) => s.loadList);
@@ -69,7 +70,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
               ? 'Cancelled. Partial downloads are kept; the next Sync resumes them.'
               : summary.fatal
                 ? `Sync stopped: ${summary.fatal.message}`
-                : `Last sync: ${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed.`}
+                : `${repaired ? 'Last repair' : 'Last sync'}: ${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed.`}
             {summary.setsNotServed.length > 0 && ` Sets no longer served: ${summary.setsNotServed.join(', ')}.`}
           </p>
         )}
@@ -87,7 +88,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         {verify?.report && <VerifyReportView report={verify.report} {...(view.running ? {} : { onRepair: () => void repair(collectionId) })} />}
       </section>
       <section className="card" aria-labelledby="files-title">
-        <h3 id="files-title">Files</h3>
+        <h3 id="files-title">{repaired ? 'Files of the last repair' : 'Files'}</h3>
         <TransferTable rows={view.rows} counts={view.stateCounts} />
       </section>
       <section className="card" aria-labelledby="history-title">

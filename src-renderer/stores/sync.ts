@@ -63,6 +63,8 @@ interface SyncStore {
   verify: Record<number, VerifyEntry>;
   /** Errors of start/cancel, per collection, shown next to the Sync button. */
   actionError: Record<number, IpcError | null>;
+  /** What the latest run started here was: a repair touches only the damaged files' sets, so its tally says so. */
+  runKind: Record<number, 'sync' | 'repair'>;
   applyEvents(collectionId: number, events: SyncEvent[]): void;
   applyRunState(state: SyncRunState): void;
   start(collectionId: number, full?: boolean): Promise<void>;
@@ -230,8 +232,9 @@ export const useSync = create<SyncStore>((set, get) => {
   const setActionError = (collectionId: number, error: IpcError | null) => set((s) => ({ actionError: { ...s.actionError, [collectionId]: error } }));
 
   /** Starts a run (sync or repair) and shows its state. */
-  const begin = async (collectionId: number, run: () => Promise<IpcResult<SyncRunState>>) => {
+  const begin = async (collectionId: number, kind: 'sync' | 'repair', run: () => Promise<IpcResult<SyncRunState>>) => {
     setActionError(collectionId, null);
+    set((s) => ({ runKind: { ...s.runKind, [collectionId]: kind } }));
     // A verify report describes the dataset before this run; it would mislead once files change.
     set((s) => ({ verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } }));
     const result = await run();
@@ -244,6 +247,7 @@ export const useSync = create<SyncStore>((set, get) => {
     history: {},
     verify: {},
     actionError: {},
+    runKind: {},
 
     applyEvents(collectionId, events) {
       const next = reduceSyncEvents(view(collectionId), events);
@@ -269,11 +273,11 @@ export const useSync = create<SyncStore>((set, get) => {
     },
 
     async start(collectionId, full = false) {
-      await begin(collectionId, () => invoke('sync:start', { collectionId, full }));
+      await begin(collectionId, 'sync', () => invoke('sync:start', { collectionId, full }));
     },
 
     async repair(collectionId) {
-      await begin(collectionId, () => invoke('sync:repair', { collectionId }));
+      await begin(collectionId, 'repair', () => invoke('sync:repair', { collectionId }));
     },
 
     async cancel(collectionId) {
@@ -297,7 +301,7 @@ export const useSync = create<SyncStore>((set, get) => {
     },
 
     reset() {
-      set({ byCollection: {}, history: {}, verify: {}, actionError: {} });
+      set({ byCollection: {}, history: {}, verify: {}, actionError: {}, runKind: {} });
     },
 
     async runVerify(collectionId) {

@@ -13,6 +13,7 @@ import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import type { SecretStore } from '../../src-main/secrets/secret-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import type { SettingsStore } from '../../src-main/settings/settings-store';
+import { until } from '../support/until';
 
 const BATCH_MS = 250;
 
@@ -79,14 +80,6 @@ async function value<T>(h: Harness, channel: keyof MainServices['handlers'], arg
   const result = await call<T>(h, channel, arg);
   if (!result.ok) throw new Error(`${String(channel)} failed: ${result.error.kind}: ${result.error.message}`);
   return result.value;
-}
-
-async function until(what: string, predicate: () => boolean, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const finalState = (h: Harness, id: number) =>

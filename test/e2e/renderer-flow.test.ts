@@ -3,14 +3,11 @@
 // over loopback HTTP. Screenshots of every screen land in test-artifacts/screens/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
-import { launchChromium } from '../support/chromium';
-import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
-import { startReferenceService } from '../../src-service/index';
+import type { Page } from 'playwright-core';
+import type { Bridge } from '../../scripts/web-bridge/server';
+import { startUiStack, type UiStack } from './ui-stack';
 
 const SCREENS_DIR = join(process.cwd(), 'test-artifacts', 'screens');
 const SIZES = [
@@ -20,31 +17,20 @@ const SIZES = [
 const SETS = 8;
 const FILE_SIZE = 64 * 1024;
 
-let root: string;
+let stack: UiStack;
 let datasetDir: string;
-let service: Awaited<ReturnType<typeof startReferenceService>>;
+let service: UiStack['service'];
 let bridge: Bridge;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'dataset-sync-e2e-ui-'));
-  datasetDir = join(root, 'dataset');
   await mkdir(SCREENS_DIR, { recursive: true });
-  const [rendererDir, started] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ seed: 7, sets: SETS, fileSize: FILE_SIZE, dataDir: join(root, 'media') })]);
-  service = started;
-  bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => datasetDir });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: SIZES[0], colorScheme: 'light' });
-  page = await context.newPage();
-  page.on('pageerror', (e) => console.error('[renderer error]', e.message));
+  stack = await startUiStack({ prefix: 'dataset-sync-e2e-ui-', service: { seed: 7, sets: SETS, fileSize: FILE_SIZE }, viewport: SIZES[0] });
+  ({ datasetDir, service, bridge, page } = stack);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
-  await service?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** Both window sizes, full viewport (what a user sees without scrolling). */

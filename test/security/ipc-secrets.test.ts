@@ -6,11 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMainServices, type MainServices } from '../../src-main/ipc/services';
-import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
-import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import { listFiles, mainCollection, servedSets, startService, tempDir, type Service } from '../engine/helpers';
+import { recordingApp } from '../support/recording-app';
 
 // Not useService: this test closes the service itself (the "service gone" case), after which
 // the helper's afterEach could not clear faults on it.
@@ -29,44 +27,11 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 it('no key in any IPC result, batched event, notification, settings file or DEST file, failures included', { timeout: 60_000 }, async () => {
   const { apiKey, collectionId } = mainCollection(svc);
   const settings = createConfSettingsStore({ cwd: path.join(work, 'settings') });
-  const emitted: Array<{ channel: EventChannel; payload: unknown }> = [];
-  const notifications: Array<{ title: string; body: string }> = [];
-  const results: unknown[] = [];
-  const services: MainServices = createMainServices({
-    secrets: createMemoryStore(),
-    settings,
-    pickFolder: async () => null,
-    showItemInFolder: () => undefined,
-    openExternal: async () => undefined,
-    notify: (title, body) => void notifications.push({ title, body }),
-    emit: <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void emitted.push({ channel, payload }),
-    batchIntervalMs: 50,
-  });
-  const call = async (channel: keyof MainServices['handlers'], arg?: unknown): Promise<IpcResult<unknown>> => {
-    const r = (await services.handlers[channel](arg)) as IpcResult<unknown>;
-    results.push(JSON.parse(JSON.stringify(r)));
-    return r;
-  };
-  const finished = () => emitted.filter((e) => e.channel === 'sync:state' && !(e.payload as SyncRunState).running).length;
-  const syncOnce = async (): Promise<SyncRunState> => {
-    const before = finished();
-    await call('sync:start', { collectionId });
-    await until('the sync to end', () => finished() > before);
-    const state = (await call('sync:state', { collectionId })) as IpcResult<SyncRunState>;
-    if (!state.ok) throw new Error(state.error.message);
-    return state.value;
-  };
+  const { services, call, runToEnd, results, emitted, notifications } = recordingApp(settings);
+  const syncOnce = () => runToEnd('sync:start', { collectionId });
 
   try {
     expect(await call('connection:connect', { baseUrl: svc.deliveryBaseUrl, apiKey: wrongKey })).toMatchObject({ ok: false, error: { kind: 'auth' } });
