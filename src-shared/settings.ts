@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import { bool, integer, matching, text } from './schema-kit';
 
-/** Parallel downloads of one sync. */
-export const concurrencySchema = integer(1, 16);
+/** Parallel downloads of one sync: declared here once for the settings, the IPC contract, the engine and the CLI. */
+export const CONCURRENCY = { min: 1, max: 16 } as const;
+export const concurrencySchema = integer(CONCURRENCY.min, CONCURRENCY.max);
 export const DEFAULT_CONCURRENCY = 4;
 
 const autoSyncRule = 'null (off) or an integer from 15 to 60';

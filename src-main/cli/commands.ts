@@ -20,6 +20,7 @@ import { createJsonLineWriter } from './json-lines';
 import { readSecretFromStdin } from './stdin-secret';
 import { SyncDisplay } from './sync-display';
 import { UsageError } from './usage';
+import { CONCURRENCY, DEFAULT_CONCURRENCY } from '../../src-shared/settings';
 
 type Options = ParseArgsConfig['options'];
 
@@ -111,7 +112,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
   const baseUrl = baseUrlOf(v);
   const collectionId = positiveInt(required(v, 'collection'), 'collection', 1, Number.MAX_SAFE_INTEGER);
   const dest = required(v, 'dest');
-  const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
+  const concurrency = v.concurrency === undefined ? DEFAULT_CONCURRENCY : positiveInt(String(v.concurrency), 'concurrency', CONCURRENCY.min, CONCURRENCY.max);
   const bwlimitBytesPerSecond = bwlimitOf(v.bwlimit);
   const tuning = tuningFromEnv();
   const apiKey = await resolveApiKey(baseUrl);
@@ -214,7 +215,7 @@ async function repairTarget(dest: string, v: Record<string, string | boolean | u
   // recorded one is refused by the sync (exit 2) before anything is touched.
   if (typeof v['base-url'] !== 'string' && state.baseUrl === null) throw new UsageError(`${dest} records no base URL: give --base-url.`);
   const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : state.baseUrl!;
-  const concurrency = v.concurrency === undefined ? 4 : positiveInt(String(v.concurrency), 'concurrency', 1, 16);
+  const concurrency = v.concurrency === undefined ? DEFAULT_CONCURRENCY : positiveInt(String(v.concurrency), 'concurrency', CONCURRENCY.min, CONCURRENCY.max);
   return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
 }
 

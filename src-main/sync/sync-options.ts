@@ -2,6 +2,7 @@
 // configuration error (exit 2) with a message naming it.
 import path from 'node:path';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
+import { CONCURRENCY, concurrencySchema, DEFAULT_CONCURRENCY } from '../../src-shared/settings';
 import type { SyncOptions } from '../../src-shared/sync-events';
 import { resolveConsentsDir } from './consents';
 import { defaultConsentsDir } from './layout';
@@ -32,8 +33,10 @@ export function resolveOptions(o: SyncOptions): RunSettings {
   }
   if (!o.apiKey) throw new ConfigError('No API key given.');
   if (!isPositiveId(o.collectionId)) throw new ConfigError(`The collection id must be a positive integer, got ${String(o.collectionId)}.`);
-  const concurrency = o.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new ConfigError(`Concurrency must be an integer from 1 to 16, got ${concurrency}.`);
+  const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!concurrencySchema.safeParse(concurrency).success) {
+    throw new ConfigError(`Concurrency must be an integer from ${CONCURRENCY.min} to ${CONCURRENCY.max}, got ${concurrency}.`);
+  }
   const bw = o.bwlimitBytesPerSecond;
   if (bw !== undefined && !(Number.isFinite(bw) && bw >= 0)) throw new ConfigError(`The bandwidth limit must be a number of bytes per second (0 = none), got ${String(bw)}.`);
   if (!o.dest) throw new ConfigError('No destination folder given.');
