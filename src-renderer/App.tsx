@@ -11,6 +11,8 @@ import { CollectionScreen } from './screens/CollectionScreen';
 import { Toasts } from './components/Toasts';
 import { SettingsCard } from './components/SettingsCard';
 import { RecruiterWorkspace } from './recruiter/RecruiterWorkspace';
+import { HeaderActivity } from './components/Activity';
+import { useCollections } from './stores/collections';
 
 /** Syncs of other accounts (auto-sync, or one left running) are not this screen's collections. */
 const isActiveAccount = (accountId: string) => useConnection.getState().info?.accountId === accountId;
@@ -23,7 +25,10 @@ function useBridgeEvents() {
         if (isActiveAccount(accountId)) useSync.getState().applyEvents(collectionId, events);
       }),
       subscribe('sync:state', (state) => {
-        if (isActiveAccount(state.accountId)) useSync.getState().applyRunState(state);
+        if (!isActiveAccount(state.accountId)) return;
+        useSync.getState().applyRunState(state);
+        // A run ended: the list's "Last sync" line changes, whichever screen is open.
+        if (!state.running && useCollections.getState().list !== null) void useCollections.getState().loadList();
       }),
       subscribe('notice', (notice) => useNotices.getState().push(notice)),
     ];
@@ -75,6 +80,7 @@ function Header() {
         </nav>
       )}
       <span className="spacer" />
+      {info && <HeaderActivity />}
       {info && (
         <button
           type="button"

@@ -54,6 +54,11 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       shell.showItemInFolder(datasets.folder(collectionId).dest);
       return null;
     },
+    'dataset:showConsents': async ({ collectionId }) => {
+      shell.showItemInFolder((await datasets.card(collectionId)).consentsDir);
+      return null;
+    },
+    'dataset:card': ({ collectionId }) => datasets.card(collectionId),
     'sync:start': ({ collectionId, full }) => syncs.start(datasets.ref(collectionId), full === undefined ? {} : { full }),
     'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
@@ -64,6 +69,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       await shell.openExternal(checkExternalUrl(url));
       return null;
     },
+    'autosync:next': async () => app.scheduler.next(),
   };
 
   const toError = (e: unknown) => toIpcError(e, connection.secretsToRedact(), shell.log);

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { RowActivity } from '../components/Activity';
 import { formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
 import type { CollectionListItem } from '../../src-shared/ipc-contract';
 
@@ -70,8 +71,11 @@ function CollectionCard({ item }: { item: CollectionListItem }) {
           {item.dest ?? 'not chosen'}
         </dd>
         <dt>Last sync</dt>
-        <dd className={`tone-${last.tone}`}>{last.text}</dd>
+        <dd className={`tone-${last.tone}`} data-testid="last-sync">
+          {last.text}
+        </dd>
       </dl>
+      <RowActivity collectionId={item.id} />
     </li>
   );
 }
