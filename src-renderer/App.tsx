@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { subscribe } from './api';
 import { useConnection } from './stores/connection';
 import { useNavigation, type Workspace } from './stores/navigation';
@@ -94,6 +94,18 @@ function Header() {
           <span className="muted">Signed in as</span> <strong data-testid="header-client-name">{info.client.name}</strong>
         </button>
       )}
+      {info && (
+        <button
+          type="button"
+          className="settings-button"
+          onClick={() => {
+            setWorkspace('delivery');
+            go({ screen: 'account', focus: 'settings' });
+          }}
+        >
+          Settings
+        </button>
+      )}
       <ThemeToggle />
     </header>
   );
@@ -103,8 +115,22 @@ function DeliveryWorkspace() {
   const route = useNavigation((s) => s.route);
   switch (route.screen) {
     case 'account':
-      return (
-        <div className="account-screen">
+      return <AccountScreen focus={route.focus ?? 'account'} />;
+    case 'collection':
+      return <CollectionScreen collectionId={route.collectionId} tab={route.tab} />;
+    default:
+      return <CollectionsScreen />;
+  }
+}
+
+function AccountScreen({ focus }: { focus: 'account' | 'settings' }) {
+  const screen = useRef<HTMLDivElement>(null);
+  // The heading of what was asked for: the account card, or the settings.
+  useEffect(() => {
+    screen.current?.querySelector<HTMLElement>(focus === 'settings' ? '#settings-title' : '#account-title')?.focus();
+  }, [focus]);
+  return (
+        <div className="account-screen" ref={screen}>
           <div className="column">
             <AccountCard />
             <AccountPicker />
@@ -114,12 +140,7 @@ function DeliveryWorkspace() {
             <SettingsCard />
           </div>
         </div>
-      );
-    case 'collection':
-      return <CollectionScreen collectionId={route.collectionId} tab={route.tab} />;
-    default:
-      return <CollectionsScreen />;
-  }
+  );
 }
 
 export function App() {

@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
+import { useFocusHeading } from '../components/focus-heading';
 import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -11,6 +12,8 @@ export function CollectionsScreen() {
   const loading = useCollections((s) => s.listLoading);
   const error = useCollections((s) => s.listError);
   const loadList = useCollections((s) => s.loadList);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusHeading(heading);
 
   useEffect(() => {
     if (list === null) void loadList();
@@ -19,7 +22,9 @@ export function CollectionsScreen() {
   return (
     <section aria-labelledby="collections-title">
       <div className="screen-head">
-        <h2 id="collections-title">Collections</h2>
+        <h2 id="collections-title" ref={heading} tabIndex={-1}>
+          Collections
+        </h2>
         <button type="button" onClick={() => void loadList()} disabled={loading}>
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
