@@ -27,6 +27,7 @@ export const CORE_INVOKE_CHANNELS = [
   'verify:run',
   'app:openExternal',
   'autosync:next',
+  'sync:all',
 ] as const satisfies ReadonlyArray<keyof CoreInvokeChannels>;
 
 export type CoreInvokeChannel = (typeof CORE_INVOKE_CHANNELS)[number];

@@ -131,6 +131,7 @@ export const coreArgSchemas = {
   'verify:run': collectionRef,
   'app:openExternal': args({ url: text(2048) }),
   'autosync:next': noArgument(),
+  'sync:all': noArgument(),
 } as const satisfies { [C in keyof CoreResults]: z.ZodType };
 
 /** What each core channel answers. Collection channels act on the active account's collections. */
@@ -169,6 +170,8 @@ export interface CoreResults {
   'app:openExternal': null;
   /** Auto-sync's interval and next round; null when it is off. */
   'autosync:next': { minutes: number; nextAt: string } | null;
+  /** Syncs every collection of the active account that has a folder, one after the other; answers their ids at once. */
+  'sync:all': number[];
 }
 
 type Schemas = typeof coreArgSchemas;

@@ -174,6 +174,11 @@ export class SyncController {
     }
   }
 
+  /** Resolves when the collection's current run (if any) has settled. */
+  settled(ref: CollectionRef): Promise<void> {
+    return this.running.get(keyOf(ref))?.done ?? Promise.resolve();
+  }
+
   /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
   async cancel(ref: CollectionRef): Promise<SyncRunState> {
     const run = this.running.get(keyOf(ref));

@@ -31,6 +31,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
     'connection:get': () => connection.info(),
     'connection:connect': ({ baseUrl, apiKey }) => connection.connect(baseUrl, apiKey),
     'connection:forget': async () => {
+      app.syncAll.stop(connection.activeAccountId());
       await syncs.cancelAll(connection.activeAccountId());
       await connection.forget();
       return null;
@@ -70,6 +71,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'autosync:next': async () => app.scheduler.next(),
+    'sync:all': async () => app.syncAll.start(connection.activeAccountId()),
   };
 
   const toError = (e: unknown) => toIpcError(e, connection.secretsToRedact(), shell.log);

@@ -23,10 +23,12 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   const [error, setError] = useState<IpcError | null>(null);
   const lastFinished = view.lastSummary?.finishedAt;
 
-  // Again when the folder changes, a run ends or a verify reports.
+  // Again when the folder changes, a run ends (its notes are written before main says it
+  // stopped running) or a verify reports.
+  const running = view.running;
   useEffect(() => {
     void load(collectionId);
-  }, [collectionId, dest, lastFinished, verified, load]);
+  }, [collectionId, dest, lastFinished, running, verified, load]);
 
   const card = entry?.card;
   if (entry?.error) return <ErrorMessage error={entry.error} summary="Could not read the dataset folder." />;

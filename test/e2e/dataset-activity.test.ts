@@ -77,7 +77,7 @@ describe('dataset card, per-folder history and activity', () => {
     await expect.poll(() => page.getByTestId('card-on-disk').textContent()).toMatch(new RegExp(`^${downloaded} files · `));
     expect(await page.getByTestId('card-free').textContent()).toMatch(/\d+(\.\d+)? [KMGT]?i?B/);
     expect(await page.getByTestId('card-consents').textContent()).toBe(`${folder}.consents`);
-    expect(await page.getByTestId('card-changes').textContent()).toMatch(/^New sets: (\d+, ){5}\d+ · edited: none · left accepted: none$/);
+    await expect.poll(() => page.getByTestId('card-changes').textContent()).toMatch(/^New sets: (\d+, ){5}\d+ · edited: none · left accepted: none$/);
     expect(await page.getByTestId('card-verified').textContent()).toBe('never');
     await card.getByRole('button', { name: 'Show consents folder' }).click();
     await expect.poll(() => bridge.shownInFolder.at(-1)).toBe(`${folder}.consents`);
@@ -141,6 +141,28 @@ describe('dataset card, per-folder history and activity', () => {
     await expect.poll(() => row.getByTestId('last-sync').textContent(), { timeout: 45_000 }).toMatch(/^Synced .+ · \d+ downloaded$/);
     expect(await row.getByTestId('row-activity').count()).toBe(0);
     expect(bridge.notifications.some((n) => n.title === 'New files synced')).toBe(true);
+  });
+
+  it('"Sync all" syncs every collection with a folder, one after the other', async () => {
+    const [first, second] = service.clients[0]!.collections;
+    expect(second).toBeDefined();
+    bridge.services.datasets.choose(second!, join(root, 'other-collection'));
+    // The previous test ended on the collections list.
+    await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const clickedAt = new Date().toISOString();
+    await page.getByRole('button', { name: 'Sync all' }).click();
+    await page.getByTestId('sync-all-status').waitFor();
+    const otherRow = page.locator(`[data-collection-id="${second}"]`);
+    await expect.poll(() => otherRow.getByTestId('last-sync').textContent(), { timeout: 60_000 }).toMatch(/^Synced .+ · \d+ downloaded$/);
+    await bridge.services.syncAll.settled(bridge.services.datasets.ref(first!).accountId);
+    const [a] = await bridge.services.datasets.history(first!);
+    const [b] = await bridge.services.datasets.history(second!);
+    expect(a!.startedAt >= clickedAt && b!.startedAt >= clickedAt).toBe(true);
+    // One after the other (in id order): the later one started once the earlier had finished.
+    const [earlier, later] = first! < second! ? [a!, b!] : [b!, a!];
+    expect(later.startedAt >= earlier.finishedAt).toBe(true);
+    expect([a!.exitCode, b!.exitCode]).toEqual([0, 0]);
   });
 
   it('says that auto-sync is on and when it runs next', async () => {
