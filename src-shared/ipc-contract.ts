@@ -88,8 +88,9 @@ export interface DatasetChanges {
 export interface DatasetCard {
   dest: string;
   consentsDir: string;
-  filesOnDisk: number;
-  bytesOnDisk: number;
+  /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
+  filesOnDisk: number | null;
+  bytesOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;
   lastVerified: { at: string; ok: boolean } | null;

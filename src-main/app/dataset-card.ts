@@ -44,18 +44,28 @@ async function updateNotes(dest: string, patch: AppNotes): Promise<void> {
 
 export const recordVerified = (dest: string, ok: boolean) => updateNotes(dest, { lastVerified: { at: new Date().toISOString(), ok } });
 
-/** Every file manifest.csv lists; empty before the first sync. */
-export async function readManifestEntries(dest: string): Promise<ManifestEntry[]> {
+/** Every file manifest.csv lists; empty before the first sync; null when it is there but unreadable. */
+export async function readManifestEntries(dest: string): Promise<ManifestEntry[] | null> {
   let text: string;
   try {
     text = await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8');
-  } catch {
-    return [];
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? [] : null;
   }
+  return entriesOf(text);
+}
+
+function entriesOf(text: string): ManifestEntry[] | null {
   // parseManifest gives path and size; the set is in the path (sets/<id>/...), and downloaded_at
   // is the row's last column (never quoted: an ISO time), read from the same line.
   const lines = text.split('\n').slice(1).filter((line) => line.trim());
-  return parseManifest(text).map((b, i) => {
+  let basics;
+  try {
+    basics = parseManifest(text);
+  } catch {
+    return null; // edited by hand or cut short: the next sync rewrites it
+  }
+  return basics.map((b, i) => {
     const line = lines[i] ?? '';
     return {
       setId: Number(/^sets\/(\d+)\//.exec(b.path)?.[1] ?? 0),
@@ -68,14 +78,14 @@ export async function readManifestEntries(dest: string): Promise<ManifestEntry[]
 
 /** Set ids with files on disk: taken before a sync so its changes can be told apart (new vs edited). */
 export async function setIdsOnDisk(dest: string): Promise<Set<number>> {
-  return new Set((await readManifestEntries(dest)).map((e) => e.setId));
+  return new Set(((await readManifestEntries(dest)) ?? []).map((e) => e.setId));
 }
 
 /** Records which sets the finished run added, changed or saw leave "accepted". */
 export async function recordChanges(dest: string, before: ReadonlySet<number>, summary: SyncSummary): Promise<void> {
   if (summary.fatal) return;
   const touched = new Set<number>();
-  for (const e of await readManifestEntries(dest)) if (e.downloadedAt >= summary.startedAt) touched.add(e.setId);
+  for (const e of (await readManifestEntries(dest)) ?? []) if (e.downloadedAt >= summary.startedAt) touched.add(e.setId);
   const sorted = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b);
   await updateNotes(dest, {
     lastChanges: {
@@ -116,13 +126,14 @@ function lastRunFiles(entries: ManifestEntry[], last: SyncSummary | null): { fil
 
 export async function readDatasetCard(dataset: { dest: string; consentsDir?: string }, last: SyncSummary | null): Promise<DatasetCard> {
   const { dest } = dataset;
-  const [entries, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), freeBytes(dest)]);
+  const [read, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), freeBytes(dest)]);
+  const entries = read ?? [];
   const { files, truncated } = lastRunFiles(entries, last);
   return {
     dest,
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
-    filesOnDisk: entries.length,
-    bytesOnDisk: entries.reduce((n, e) => n + e.sizeBytes, 0),
+    filesOnDisk: read ? entries.length : null,
+    bytesOnDisk: read ? entries.reduce((n, e) => n + e.sizeBytes, 0) : null,
     freeBytes: free,
     lastVerified: notes.lastVerified ?? null,
     lastChanges: notes.lastChanges ?? null,

@@ -45,7 +45,9 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
       <dl className="facts">
         <dt>On disk</dt>
         <dd data-testid="card-on-disk">
-          {card.filesOnDisk} files · {formatBytes(card.bytesOnDisk)}
+          {card.filesOnDisk === null || card.bytesOnDisk === null
+            ? 'unknown: manifest.csv is unreadable (the next sync writes it again)'
+            : `${card.filesOnDisk} files · ${formatBytes(card.bytesOnDisk)}`}
         </dd>
         <dt>Free space</dt>
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
