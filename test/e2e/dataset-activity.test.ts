@@ -3,49 +3,37 @@
 // screens (header, list row, Recruiter workspace), in-app messages, auto-sync's next round,
 // and focus staying on the control that started a sync.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
-import { launchChromium } from '../support/chromium';
-import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
-import { startReferenceService } from '../../src-service/index';
+import type { Bridge } from '../../scripts/web-bridge/server';
+import type { Page } from 'playwright-core';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
 const SHOTS_DIR = join(process.cwd(), 'docs', 'screenshots');
 const SETS = 6;
 
+let app: BrowserApp;
 let root: string;
 let folder: string;
-let service: Awaited<ReturnType<typeof startReferenceService>>;
+let service: BrowserApp['service'];
 let bridge: Bridge;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'dataset-sync-e2e-card-'));
-  folder = join(root, 'first');
   await mkdir(SHOTS_DIR, { recursive: true });
-  const [rendererDir, started] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ seed: 11, sets: SETS, fileSize: 32 * 1024, dataDir: join(root, 'media') })]);
-  service = started;
-  const client = service.clients[0]!;
-  bridge = await startBridge({
-    rendererDir,
-    settingsDir: join(root, 'settings'),
-    baseUrl: service.deliveryBaseUrl,
-    initialKeys: { [service.deliveryBaseUrl]: client.apiKey },
+  app = await startBrowserApp({
+    name: 'card',
+    service: { seed: 11, sets: SETS, fileSize: 32 * 1024 },
+    connected: true,
     pickFolderAnswer: () => folder,
+    viewport: { width: 1280, height: 900 },
   });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' })).newPage();
-  page.on('pageerror', (e) => console.error('[renderer error]', e.message));
+  ({ root, service, bridge, page } = app);
+  folder = join(root, 'first');
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
-  await service?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await app?.close();
 });
 
 async function openSyncTab(collectionId: number): Promise<void> {

@@ -2,37 +2,31 @@
 // address checks and kept key, Forget key's question, Settings in the header, focus moving to
 // each screen's heading, and a wide window using its width and height.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
-import { launchChromium } from '../support/chromium';
-import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
-import { startReferenceService } from '../../src-service/index';
+import type { Bridge } from '../../scripts/web-bridge/server';
+import type { Page } from 'playwright-core';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
-let root: string;
-let service: Awaited<ReturnType<typeof startReferenceService>>;
+let app: BrowserApp;
+let service: BrowserApp['service'];
 let bridge: Bridge;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'dataset-sync-e2e-forms-'));
   await mkdir(join(process.cwd(), 'test-artifacts', 'screens'), { recursive: true });
-  const [rendererDir, started] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ seed: 5, sets: 3, fileSize: 16 * 1024, dataDir: join(root, 'media') })]);
-  service = started;
-  bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => join(root, 'dataset') });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.on('pageerror', (e) => console.error('[renderer error]', e.message));
+  app = await startBrowserApp({
+    name: 'forms',
+    service: { seed: 5, sets: 3, fileSize: 16 * 1024 },
+    connected: false,
+    pickFolderAnswer: (root) => join(root, 'dataset'),
+    viewport: { width: 1280, height: 800 },
+  });
+  ({ service, bridge, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await bridge?.close();
-  await service?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await app?.close();
 });
 
 const focusedId = () => page.evaluate(() => document.activeElement?.id ?? '');
