@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { subscribe } from './api';
 import { useConnection } from './stores/connection';
 import { useNavigation, type Workspace } from './stores/navigation';
@@ -11,6 +11,8 @@ import { CollectionScreen } from './screens/CollectionScreen';
 import { Toasts } from './components/Toasts';
 import { SettingsCard } from './components/SettingsCard';
 import { RecruiterWorkspace } from './recruiter/RecruiterWorkspace';
+import { HeaderActivity } from './components/Activity';
+import { useCollections } from './stores/collections';
 
 /** Syncs of other accounts (auto-sync, or one left running) are not this screen's collections. */
 const isActiveAccount = (accountId: string) => useConnection.getState().info?.accountId === accountId;
@@ -23,7 +25,10 @@ function useBridgeEvents() {
         if (isActiveAccount(accountId)) useSync.getState().applyEvents(collectionId, events);
       }),
       subscribe('sync:state', (state) => {
-        if (isActiveAccount(state.accountId)) useSync.getState().applyRunState(state);
+        if (!isActiveAccount(state.accountId)) return;
+        useSync.getState().applyRunState(state);
+        // A run ended: the list's "Last sync" line changes, whichever screen is open.
+        if (!state.running && useCollections.getState().list !== null) void useCollections.getState().loadList();
       }),
       subscribe('notice', (notice) => useNotices.getState().push(notice)),
     ];
@@ -75,6 +80,7 @@ function Header() {
         </nav>
       )}
       <span className="spacer" />
+      {info && <HeaderActivity />}
       {info && (
         <button
           type="button"
@@ -88,6 +94,18 @@ function Header() {
           <span className="muted">Signed in as</span> <strong data-testid="header-client-name">{info.client.name}</strong>
         </button>
       )}
+      {info && (
+        <button
+          type="button"
+          className="settings-button"
+          onClick={() => {
+            setWorkspace('delivery');
+            go({ screen: 'account', focus: 'settings' });
+          }}
+        >
+          Settings
+        </button>
+      )}
       <ThemeToggle />
     </header>
   );
@@ -97,8 +115,22 @@ function DeliveryWorkspace() {
   const route = useNavigation((s) => s.route);
   switch (route.screen) {
     case 'account':
-      return (
-        <div className="account-screen">
+      return <AccountScreen focus={route.focus ?? 'account'} />;
+    case 'collection':
+      return <CollectionScreen collectionId={route.collectionId} tab={route.tab} />;
+    default:
+      return <CollectionsScreen />;
+  }
+}
+
+function AccountScreen({ focus }: { focus: 'account' | 'settings' }) {
+  const screen = useRef<HTMLDivElement>(null);
+  // The heading of what was asked for: the account card, or the settings.
+  useEffect(() => {
+    screen.current?.querySelector<HTMLElement>(focus === 'settings' ? '#settings-title' : '#account-title')?.focus();
+  }, [focus]);
+  return (
+        <div className="account-screen" ref={screen}>
           <div className="column">
             <AccountCard />
             <AccountPicker />
@@ -108,12 +140,7 @@ function DeliveryWorkspace() {
             <SettingsCard />
           </div>
         </div>
-      );
-    case 'collection':
-      return <CollectionScreen collectionId={route.collectionId} tab={route.tab} />;
-    default:
-      return <CollectionsScreen />;
-  }
+  );
 }
 
 export function App() {

@@ -17,6 +17,8 @@ export const CORE_INVOKE_CHANNELS = [
   'settings:update',
   'dataset:pickFolder',
   'dataset:showInFolder',
+  'dataset:showConsents',
+  'dataset:card',
   'sync:start',
   'sync:repair',
   'sync:cancel',
@@ -24,6 +26,8 @@ export const CORE_INVOKE_CHANNELS = [
   'sync:history',
   'verify:run',
   'app:openExternal',
+  'autosync:next',
+  'sync:all',
 ] as const satisfies ReadonlyArray<keyof CoreInvokeChannels>;
 
 export type CoreInvokeChannel = (typeof CORE_INVOKE_CHANNELS)[number];

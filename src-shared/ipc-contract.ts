@@ -66,6 +66,40 @@ export interface SyncRunState {
   lastSummary: SyncSummary | null;
 }
 
+/** One file of the last run as the Files table lists it when no run has been watched since the app started. */
+export interface DatasetFileRow {
+  setId: number;
+  path: string;
+  sizeBytes: number;
+  state: 'verified' | 'up_to_date' | 'failed';
+  reason?: string;
+}
+
+/** What the last sync changed, per set. */
+export interface DatasetChanges {
+  at: string;
+  newSets: number[];
+  editedSets: number[];
+  /** Sets the service no longer serves as accepted (seen by a full rescan). */
+  leftAccepted: number[];
+}
+
+/** A collection's dataset on disk (dataset-card.ts in main). */
+export interface DatasetCard {
+  dest: string;
+  consentsDir: string;
+  /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
+  filesOnDisk: number | null;
+  bytesOnDisk: number | null;
+  /** Free space on the folder's disk; null when it cannot be read. */
+  freeBytes: number | null;
+  lastVerified: { at: string; ok: boolean } | null;
+  lastChanges: DatasetChanges | null;
+  /** The last run's failed, then downloaded, then up-to-date files; at most 2000. */
+  lastRunFiles: DatasetFileRow[];
+  lastRunFilesTruncated: boolean;
+}
+
 export const connectArgSchema = args({ apiKey: apiKeySchema, baseUrl: baseUrlSchema });
 
 const collectionId = integer(1, Number.MAX_SAFE_INTEGER);
@@ -88,6 +122,8 @@ export const coreArgSchemas = {
   'settings:update': settingsPatchSchema,
   'dataset:pickFolder': collectionRef,
   'dataset:showInFolder': collectionRef,
+  'dataset:showConsents': collectionRef,
+  'dataset:card': collectionRef,
   'sync:start': args({ collectionId, full: bool().optional() }),
   'sync:repair': collectionRef,
   'sync:cancel': collectionRef,
@@ -95,6 +131,8 @@ export const coreArgSchemas = {
   'sync:history': collectionRef,
   'verify:run': collectionRef,
   'app:openExternal': args({ url: text(2048) }),
+  'autosync:next': noArgument(),
+  'sync:all': noArgument(),
 } as const satisfies { [C in keyof CoreResults]: z.ZodType };
 
 /** What each core channel answers. Collection channels act on the active account's collections. */
@@ -115,6 +153,9 @@ export interface CoreResults {
   /** Opens the native folder picker; resolves the chosen folder (already saved) or null. */
   'dataset:pickFolder': CollectionDatasetSettings | null;
   'dataset:showInFolder': null;
+  /** Reveals the consents folder (kept beside the dataset, never inside it). */
+  'dataset:showConsents': null;
+  'dataset:card': DatasetCard;
   'sync:start': SyncRunState;
   /**
    * Verifies the dataset, then downloads again every missing or changed file (their sets only);
@@ -128,6 +169,10 @@ export interface CoreResults {
   'verify:run': VerifyReport;
   /** Opens an https URL in the system browser; anything else is refused. */
   'app:openExternal': null;
+  /** Auto-sync's interval and next round; null when it is off. */
+  'autosync:next': { minutes: number; nextAt: string } | null;
+  /** Syncs every collection of the active account that has a folder, one after the other; answers their ids at once. */
+  'sync:all': number[];
 }
 
 type Schemas = typeof coreArgSchemas;

@@ -7,7 +7,8 @@ import type { SettingsStore } from '../settings/settings-store';
 import { readHistory } from '../sync/history';
 import { verifyDataset } from '../sync/verify';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import type { CollectionDatasetSettings, CollectionListItem } from '../../src-shared/ipc-contract';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
+import { readDatasetCard, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';
 import type { CollectionRef, SyncController } from './sync-controller';
@@ -84,7 +85,10 @@ export class Datasets {
    */
   choose(collectionId: number, dest: string): CollectionDatasetSettings {
     const dataset = { dest };
-    this.deps.settings.setCollectionDataset(this.deps.connection.activeAccountId(), collectionId, dataset);
+    const accountId = this.deps.connection.activeAccountId();
+    this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
+    // The old folder's last run says nothing about the new one.
+    this.deps.syncs.forgetLastSummary({ accountId, collectionId });
     return dataset;
   }
 
@@ -92,9 +96,19 @@ export class Datasets {
     return readHistory(this.folder(collectionId).dest);
   }
 
-  /** Re-hashes the dataset while no sync of it may start. */
+  /** Re-hashes the dataset while no sync of it may start; the card remembers when. */
   verify(collectionId: number): Promise<VerifyReport> {
     const { dest } = this.folder(collectionId);
-    return this.deps.syncs.exclusive(this.ref(collectionId), () => verifyDataset(dest));
+    return this.deps.syncs.exclusive(this.ref(collectionId), async () => {
+      const report = await verifyDataset(dest);
+      await recordVerified(dest, report.missing.length === 0 && report.changed.length === 0);
+      return report;
+    });
+  }
+
+  async card(collectionId: number): Promise<DatasetCard> {
+    const dataset = this.folder(collectionId);
+    const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
+    return readDatasetCard(dataset, lastSummary);
   }
 }

@@ -21,6 +21,7 @@ export interface TickResult {
 export class Scheduler {
   private timer: ReturnType<typeof setInterval> | null = null;
   private minutes: number | null = null;
+  private nextAt: number | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -31,7 +32,11 @@ export class Scheduler {
     this.stop();
     this.minutes = minutes;
     if (minutes === null) return;
-    this.timer = setInterval(() => void this.tick(), minutes * 60_000);
+    this.nextAt = Date.now() + minutes * 60_000;
+    this.timer = setInterval(() => {
+      this.nextAt = Date.now() + minutes * 60_000;
+      void this.tick();
+    }, minutes * 60_000);
     // Never keep the process alive only for the next round.
     this.timer.unref?.();
   }
@@ -40,6 +45,12 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.minutes = null;
+    this.nextAt = null;
+  }
+
+  /** Whether auto-sync is on, and when its next round starts (shown in the window's header). */
+  next(): { minutes: number; nextAt: string } | null {
+    return this.minutes === null || this.nextAt === null ? null : { minutes: this.minutes, nextAt: new Date(this.nextAt).toISOString() };
   }
 
   /** One round; public so the app (and tests) can trigger it without waiting. */

@@ -9,6 +9,7 @@ import { Datasets } from './datasets';
 import { RecruiterConnection } from './recruiter-connection';
 import { Scheduler } from './scheduler';
 import { SyncController, type Emit } from './sync-controller';
+import { SyncAll } from './sync-all';
 
 export interface AppServicesDeps {
   secrets: SecretStore;
@@ -28,6 +29,7 @@ export interface AppServices {
   syncs: SyncController;
   datasets: Datasets;
   scheduler: Scheduler;
+  syncAll: SyncAll;
   /** Cancels running syncs, waits for them to settle (partials stay), stops the timer. */
   shutdown(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
   });
   const datasets = new Datasets({ settings: deps.settings, connection, syncs });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
+  const syncAll = new SyncAll({ settings: deps.settings, syncs, emit: deps.emit });
   let closing: Promise<void> | null = null;
   return {
     settings: deps.settings,
@@ -53,9 +56,11 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     syncs,
     datasets,
     scheduler,
+    syncAll,
     shutdown: () =>
       (closing ??= (async () => {
         scheduler.stop();
+        syncAll.stop();
         await syncs.cancelAll();
         await Promise.all([connection.close(), recruiter.close()]);
       })()),

@@ -8,6 +8,7 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
+import { recordChanges, setIdsOnDisk } from './dataset-card';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 
@@ -76,6 +77,11 @@ export class SyncController {
     return state;
   }
 
+  /** A new folder was chosen: the run kept in memory belongs to the old one. */
+  forgetLastSummary(ref: CollectionRef): void {
+    this.lastSummaries.delete(keyOf(ref));
+  }
+
   private snapshot(ref: CollectionRef): SyncRunState {
     const run = this.running.get(keyOf(ref));
     return {
@@ -132,6 +138,7 @@ export class SyncController {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = `collection ${collectionId}`;
+    const setsBefore = await setIdsOnDisk(options.dest).catch(() => new Set<number>());
     try {
       const summary = await job(options, (event) => {
         if (event.type === 'collection') title = `"${event.title}"`;
@@ -139,6 +146,7 @@ export class SyncController {
       });
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
+      await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
       this.notifyOutcome(summary, title);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.
@@ -153,6 +161,7 @@ export class SyncController {
   }
 
   private notifyOutcome(summary: SyncSummary, title: string): void {
+    this.deps.emit('notice', inAppMessage(summary, title));
     if (summary.filesDownloaded > 0) {
       const files = summary.filesDownloaded === 1 ? '1 new file' : `${summary.filesDownloaded} new files`;
       this.deps.notify('New files synced', `${files} in ${title}.`);
@@ -163,6 +172,11 @@ export class SyncController {
     } else if (summary.exitCode !== 0) {
       this.deps.notify('Sync finished with failures', `${title}: ${summary.filesFailed} file(s) and ${summary.setsFailed} set(s) failed; they are retried next time.`);
     }
+  }
+
+  /** Resolves when the collection's current run (if any) has settled. */
+  settled(ref: CollectionRef): Promise<void> {
+    return this.running.get(keyOf(ref))?.done ?? Promise.resolve();
   }
 
   /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
@@ -196,4 +210,14 @@ export class SyncController {
     for (const run of runs) if (run.kind === 'sync') run.abort.abort();
     await Promise.all(runs.map((r) => r.done));
   }
+}
+
+/** The message in the window when a run ends: what it did, in counts. */
+export function inAppMessage(summary: SyncSummary, title: string): EventChannels['notice'] {
+  if (summary.cancelled) return { level: 'info', message: `Sync of ${title} cancelled; partial downloads are kept.` };
+  if (summary.fatal) return { level: 'error', message: `Sync of ${title} failed: ${summary.fatal.message}` };
+  const counts = `${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed`;
+  return summary.exitCode === 0
+    ? { level: 'info', message: `Sync of ${title} finished: ${counts}.` }
+    : { level: 'warning', message: `Sync of ${title} finished with failures: ${counts}.` };
 }

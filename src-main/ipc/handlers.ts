@@ -31,6 +31,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
     'connection:get': () => connection.info(),
     'connection:connect': ({ baseUrl, apiKey }) => connection.connect(baseUrl, apiKey),
     'connection:forget': async () => {
+      app.syncAll.stop(connection.activeAccountId());
       await syncs.cancelAll(connection.activeAccountId());
       await connection.forget();
       return null;
@@ -54,6 +55,11 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       shell.showItemInFolder(datasets.folder(collectionId).dest);
       return null;
     },
+    'dataset:showConsents': async ({ collectionId }) => {
+      shell.showItemInFolder((await datasets.card(collectionId)).consentsDir);
+      return null;
+    },
+    'dataset:card': ({ collectionId }) => datasets.card(collectionId),
     'sync:start': ({ collectionId, full }) => syncs.start(datasets.ref(collectionId), full === undefined ? {} : { full }),
     'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
@@ -64,6 +70,8 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       await shell.openExternal(checkExternalUrl(url));
       return null;
     },
+    'autosync:next': async () => app.scheduler.next(),
+    'sync:all': async () => app.syncAll.start(connection.activeAccountId()),
   };
 
   const toError = (e: unknown) => toIpcError(e, connection.secretsToRedact(), shell.log);

@@ -24,7 +24,9 @@ export function SettingsCard() {
   if (!settings) return null;
   return (
     <section className="card" aria-labelledby="settings-title">
-      <h2 id="settings-title">Sync settings</h2>
+      <h2 id="settings-title" tabIndex={-1}>
+        Sync settings
+      </h2>
       <div className="settings-grid">
         <label className="field">
           <span>Parallel downloads</span>

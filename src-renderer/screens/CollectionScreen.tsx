@@ -1,4 +1,5 @@
-import { useEffect, type KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useFocusHeading } from '../components/focus-heading';
 import { useCollections } from '../stores/collections';
 import { useNavigation, type CollectionTab } from '../stores/navigation';
 import { useSync } from '../stores/sync';
@@ -22,6 +23,9 @@ export function CollectionScreen({ collectionId, tab }: { collectionId: number; 
   const go = useNavigation((s) => s.go);
   const refreshState = useSync((s) => s.refreshState);
   const running = useSync((s) => s.byCollection[collectionId]?.running ?? false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Per collection, not per tab: arrow keys between tabs keep focus on the tabs.
+  useFocusHeading(heading, collectionId);
 
   useEffect(() => {
     void loadDetail(collectionId);
@@ -54,7 +58,9 @@ export function CollectionScreen({ collectionId, tab }: { collectionId: number; 
         </button>
       </nav>
       <div className="screen-head">
-        <h2 id="collection-title">{title}</h2>
+        <h2 id="collection-title" ref={heading} tabIndex={-1}>
+          {title}
+        </h2>
         {running && (
           <span className="badge running" role="status">
             Syncing…

@@ -1,7 +1,12 @@
-import { useEffect } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { invoke } from '../api';
+import { useSync } from '../stores/sync';
+import type { IpcError } from '../../src-shared/ipc-contract';
+import { useFocusHeading } from '../components/focus-heading';
 import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { RowActivity } from '../components/Activity';
 import { formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
 import type { CollectionListItem } from '../../src-shared/ipc-contract';
 
@@ -10,6 +15,19 @@ export function CollectionsScreen() {
   const loading = useCollections((s) => s.listLoading);
   const error = useCollections((s) => s.listError);
   const loadList = useCollections((s) => s.loadList);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusHeading(heading);
+  const anyRunning = useSync((s) => Object.values(s.byCollection).some((v) => v.running));
+  const [queued, setQueued] = useState<number | null>(null);
+  const [syncAllError, setSyncAllError] = useState<IpcError | null>(null);
+  const withFolder = list?.filter((c) => c.dest).length ?? 0;
+
+  const syncAll = async () => {
+    setSyncAllError(null);
+    const result = await invoke('sync:all', undefined);
+    if (result.ok) setQueued(result.value.length);
+    else setSyncAllError(result.error);
+  };
 
   useEffect(() => {
     if (list === null) void loadList();
@@ -18,11 +36,22 @@ export function CollectionsScreen() {
   return (
     <section aria-labelledby="collections-title">
       <div className="screen-head">
-        <h2 id="collections-title">Collections</h2>
+        <h2 id="collections-title" ref={heading} tabIndex={-1}>
+          Collections
+        </h2>
         <button type="button" onClick={() => void loadList()} disabled={loading}>
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
+        <button type="button" onClick={() => void syncAll()} disabled={anyRunning || withFolder === 0} title="Sync every collection that has a dataset folder, one after the other">
+          Sync all
+        </button>
       </div>
+      {queued !== null && anyRunning && (
+        <p className="muted" role="status" data-testid="sync-all-status">
+          Syncing {queued} {queued === 1 ? 'collection' : 'collections'} one after the other.
+        </p>
+      )}
+      {syncAllError && <ErrorMessage error={syncAllError} summary="Sync all did not start." />}
       {error && <ErrorMessage error={error} summary="Could not load collections." />}
       {list === null && !error && <p className="muted">Loading collections…</p>}
       {list && list.length === 0 && <p className="muted">This account has no collections yet.</p>}
@@ -70,8 +99,11 @@ function CollectionCard({ item }: { item: CollectionListItem }) {
           {item.dest ?? 'not chosen'}
         </dd>
         <dt>Last sync</dt>
-        <dd className={`tone-${last.tone}`}>{last.text}</dd>
+        <dd className={`tone-${last.tone}`} data-testid="last-sync">
+          {last.text}
+        </dd>
       </dl>
+      <RowActivity collectionId={item.id} />
     </li>
   );
 }

@@ -1,4 +1,6 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { baseUrlHint } from '../base-url-hint';
+import type { IpcErrorKind } from '../../src-shared/ipc-contract';
 import { describeConnectError, useConnection } from '../stores/connection';
 import { useNavigation } from '../stores/navigation';
 import { useSettings } from '../stores/settings';
@@ -13,6 +15,9 @@ const STORE_NAMES: Record<SecretStoreKind, string> = {
 function activeBaseUrl(settings: SettingsView | null): string | null {
   return settings?.accounts.find((a) => a.id === settings.activeAccountId)?.baseUrl ?? null;
 }
+
+/** Failures about the address, not the key: the key stays in the field for the next try. */
+const ADDRESS_FAILURES: ReadonlySet<IpcErrorKind> = new Set(['network', 'base_url', 'malformed', 'not_found', 'server']);
 
 function accountLabel(account: Account): string {
   let where = account.baseUrl;
@@ -46,10 +51,13 @@ export function ConnectForm({ replacing }: { replacing: boolean }) {
     e.preventDefault();
     setAttemptedUrl(baseUrl.trim());
     const ok = await connect(baseUrl, apiKey);
-    // The key leaves the renderer's memory as soon as main holds it.
-    setApiKey('');
+    // The key leaves the renderer's memory as soon as main holds it, or when it was the key
+    // that failed; a wrong address keeps it, so fixing the URL is not another paste.
+    const kind = useConnection.getState().error?.kind;
+    if (ok || !kind || !ADDRESS_FAILURES.has(kind)) setApiKey('');
     if (ok) go({ screen: 'collections' });
   };
+  const hint = baseUrlHint(baseUrl);
 
   return (
     <form className="card connect-form" onSubmit={submit} aria-labelledby="connect-title">
@@ -69,8 +77,24 @@ export function ConnectForm({ replacing }: { replacing: boolean }) {
           placeholder="https://example.com/api/v1/partner"
           autoComplete="url"
           spellCheck={false}
+          aria-describedby={hint ? 'base-url-hint' : undefined}
         />
       </label>
+      {hint && (
+        <p className="warning base-url-hint" id="base-url-hint" role="status">
+          {hint.message}{' '}
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setEdited(true);
+              setBaseUrl(hint.suggestion);
+            }}
+          >
+            Use this address
+          </button>
+        </p>
+      )}
       <label className="field">
         <span>API key</span>
         <input type="password" name="apiKey" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" spellCheck={false} />
@@ -101,9 +125,16 @@ function AccountDetails({ info }: { info: ConnectionInfo }) {
   const forget = useConnection((s) => s.forget);
   const busy = useConnection((s) => s.busy);
   const go = useNavigation((s) => s.go);
+  const [confirming, setConfirming] = useState(false);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) keepButton.current?.focus();
+  }, [confirming]);
   return (
     <section className="card account" aria-labelledby="account-title">
-      <h2 id="account-title">Connected account</h2>
+      <h2 id="account-title" tabIndex={-1}>
+        Connected account
+      </h2>
       <dl className="facts">
         <dt>Client</dt>
         <dd data-testid="client-name">{info.client.name}</dd>
@@ -135,10 +166,27 @@ function AccountDetails({ info }: { info: ConnectionInfo }) {
         <button type="button" className="primary" onClick={() => go({ screen: 'collections' })}>
           Open collections
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => void forget()}>
-          Forget key
-        </button>
+        {!confirming && (
+          <button type="button" className="danger" disabled={busy} onClick={() => setConfirming(true)}>
+            Forget key
+          </button>
+        )}
       </div>
+      {confirming && (
+        <div className="confirm" role="alertdialog" aria-labelledby="forget-question">
+          <p id="forget-question">
+            Forget the key of {info.client.name}? Its running syncs stop; folders and history stay, and reconnecting needs the key again.
+          </p>
+          <div className="actions">
+            <button type="button" className="danger" disabled={busy} onClick={() => void forget()}>
+              Yes, forget key
+            </button>
+            <button ref={keepButton} type="button" onClick={() => setConfirming(false)}>
+              Keep key
+            </button>
+          </div>
+        </div>
+      )}
     </section>
   );
 }

@@ -1,34 +1,48 @@
-import { useEffect } from 'react';
-import { emptySyncView, useSync } from '../stores/sync';
+import { useEffect, useMemo, useRef } from 'react';
+import { emptySyncView, useSync, type FileRow } from '../stores/sync';
+import type { FileState } from '../../src-shared/sync-events';
+import { DatasetCardView } from '../components/DatasetCardView';
+import { useDataset } from '../stores/dataset';
 import { DatasetFolder, useDatasetFolder } from '../components/DatasetFolder';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { SyncProgress } from '../components/SyncProgress';
 import { TransferTable } from '../components/TransferTable';
 import { SyncHistory } from '../components/SyncHistory';
 import { VerifyReportView } from '../components/VerifyReportView';
-import { useCollections } from '../stores/collections';
 
 const EMPTY_VIEW = emptySyncView();
 
 export function SyncPanel({ collectionId }: { collectionId: number }) {
   const view = useSync((s) => s.byCollection[collectionId]) ?? EMPTY_VIEW;
   const history = useSync((s) => s.history[collectionId]);
+  const historyError = useSync((s) => s.historyError[collectionId] ?? null);
+  const card = useDataset((s) => s.cards[collectionId]?.card ?? null);
   const actionError = useSync((s) => s.actionError[collectionId] ?? null);
   const verify = useSync((s) => s.verify[collectionId]);
   const repaired = useSync((s) => s.runKind[collectionId] === 'repair');
   const { start, cancel, loadHistory, runVerify, repair } = useSync.getState();
   const dest = useDatasetFolder(collectionId);
-  const loadList = useCollections((s) => s.loadList);
+  const syncButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
 
+  // Per folder: a newly chosen folder loads its own runs.
   useEffect(() => {
     void loadHistory(collectionId);
-  }, [collectionId, loadHistory]);
+  }, [collectionId, dest, loadHistory]);
 
-  // A finished run changes the list's "last sync" line; refresh it once the run ends.
-  const lastFinished = view.lastSummary?.finishedAt;
+  // The Sync button disables itself while running: keep focus on the control that replaces it
+  // (Cancel), and hand it back to Sync when the run ends, instead of dropping it on the page.
   useEffect(() => {
-    if (lastFinished) void loadList();
-  }, [lastFinished, loadList]);
+    const lost = document.activeElement === document.body || document.activeElement === null;
+    if (view.running && (lost || document.activeElement === syncButton.current)) cancelButton.current?.focus();
+    if (!view.running && (lost || document.activeElement === cancelButton.current)) syncButton.current?.focus();
+  }, [view.running]);
+
+  // After a restart no run was watched: the Files table shows the last run's files from disk.
+  const fromDisk = view.rows.length === 0 && !view.running;
+  const diskRows = useMemo(() => (card?.lastRunFiles ?? []).map((f, i): FileRow => ({ ...f, fileId: -(i + 1), bytesDone: f.sizeBytes })), [card]);
+  const rows = fromDisk ? diskRows : view.rows;
+  const counts = useMemo(() => (fromDisk ? countByState(diskRows) : view.stateCounts), [fromDisk, diskRows, view.stateCounts]);
 
   const summary = view.lastSummary;
   return (
@@ -39,14 +53,14 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         </h3>
         <DatasetFolder collectionId={collectionId} disabled={view.running} />
         <div className="sync-actions">
-          <button type="button" className="primary big" onClick={() => void start(collectionId)} disabled={view.running || !dest}>
+          <button ref={syncButton} type="button" className="primary big" onClick={() => void start(collectionId)} disabled={view.running || !dest}>
             {view.running ? 'Syncing…' : 'Sync'}
           </button>
           <button type="button" onClick={() => void start(collectionId, true)} disabled={view.running || !dest} title="Walk every accepted set, not only changes since the last sync">
             Full rescan
           </button>
           {view.running && (
-            <button type="button" className="danger" onClick={() => void cancel(collectionId)}>
+            <button ref={cancelButton} type="button" className="danger" onClick={() => void cancel(collectionId)}>
               Cancel
             </button>
           )}
@@ -87,14 +101,27 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         {verify?.error && <ErrorMessage error={verify.error} summary="Verify failed." />}
         {verify?.report && <VerifyReportView report={verify.report} {...(view.running ? {} : { onRepair: () => void repair(collectionId) })} />}
       </section>
-      <section className="card" aria-labelledby="files-title">
+      {dest && (
+        <section className="card" aria-labelledby="dataset-title">
+          <h3 id="dataset-title">Dataset on disk</h3>
+          <DatasetCardView collectionId={collectionId} dest={dest} />
+        </section>
+      )}
+      <section className="card files-card" aria-labelledby="files-title">
         <h3 id="files-title">{repaired ? 'Files of the last repair' : 'Files'}</h3>
-        <TransferTable rows={view.rows} counts={view.stateCounts} />
+        {fromDisk && card?.lastRunFilesTruncated && <p className="muted">The first {rows.length} files of the last sync.</p>}
+        <TransferTable rows={rows} counts={counts} />
       </section>
       <section className="card" aria-labelledby="history-title">
         <h3 id="history-title">History</h3>
-        <SyncHistory history={history} />
+        {historyError ? <ErrorMessage error={historyError} summary="Could not read the sync history." /> : <SyncHistory history={dest ? history : []} />}
       </section>
     </div>
   );
+}
+
+function countByState(rows: ReadonlyArray<{ state: FileState }>): Record<FileState, number> {
+  const counts: Record<FileState, number> = { queued: 0, downloading: 0, retrying: 0, verified: 0, up_to_date: 0, failed: 0 };
+  for (const row of rows) counts[row.state]++;
+  return counts;
 }

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { CollectionListItem, IpcError } from '../../src-shared/ipc-contract';
 import type { CollectionDetail } from '../../src-shared/delivery-api';
 import { invoke } from '../api';
+import { useSync } from './sync';
 
 interface DetailEntry {
   detail: CollectionDetail | null;
@@ -59,6 +60,7 @@ export const useCollections = create<CollectionsStore>((set, get) => ({
     if (!result.ok) return result.error;
     const chosen = result.value;
     if (chosen) {
+      useSync.getState().forgetDataset(collectionId);
       set((s) => ({ list: s.list?.map((c) => (c.id === collectionId ? { ...c, dest: chosen.dest } : c)) ?? null }));
     }
     return null;

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { ConnectionInfo, IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 import { useCollections } from './collections';
+import { useDataset } from './dataset';
 import { useSettings } from './settings';
 import { useSync } from './sync';
 
@@ -24,6 +25,7 @@ interface ConnectionStore {
 function accountChanged(): void {
   useCollections.getState().reset();
   useSync.getState().reset();
+  useDataset.getState().reset();
   void useSettings.getState().load();
 }
 

@@ -5,7 +5,8 @@ export type CollectionTab = 'overview' | 'sync' | 'sets';
 
 export type Route =
   | { screen: 'collections' }
-  | { screen: 'account' }
+  /** `focus: 'settings'` opens it at the settings (the header's Settings button). */
+  | { screen: 'account'; focus?: 'settings' }
   | { screen: 'collection'; collectionId: number; tab: CollectionTab };
 
 interface NavigationStore {

@@ -59,7 +59,9 @@ interface VerifyEntry {
 
 interface SyncStore {
   byCollection: Record<number, CollectionSyncView>;
+  /** Past runs of the collection's current folder; undefined until loaded (or after the folder changed). */
   history: Record<number, SyncSummary[]>;
+  historyError: Record<number, IpcError | null>;
   verify: Record<number, VerifyEntry>;
   /** Errors of start/cancel, per collection, shown next to the Sync button. */
   actionError: Record<number, IpcError | null>;
@@ -74,6 +76,8 @@ interface SyncStore {
   refreshState(collectionId: number): Promise<void>;
   loadHistory(collectionId: number): Promise<void>;
   runVerify(collectionId: number): Promise<void>;
+  /** Another folder was chosen: the old folder's runs and rows no longer describe this dataset. */
+  forgetDataset(collectionId: number): void;
   /** Forgets every collection's view (another account is now active). */
   reset(): void;
 }
@@ -245,12 +249,15 @@ export const useSync = create<SyncStore>((set, get) => {
   return {
     byCollection: {},
     history: {},
+    historyError: {},
     verify: {},
     actionError: {},
     runKind: {},
 
     applyEvents(collectionId, events) {
       const next = reduceSyncEvents(view(collectionId), events);
+      // Main pushes events of running syncs only: a window opened mid-run (no 'start' seen) shows it running too.
+      if (!next.running && !events.some((e) => e.type === 'summary')) next.running = true;
       setView(collectionId, next);
       const summary = events.findLast((e) => e.type === 'summary');
       if (summary && summary.type === 'summary') {
@@ -293,15 +300,29 @@ export const useSync = create<SyncStore>((set, get) => {
 
     async loadHistory(collectionId) {
       const result = await invoke('sync:history', { collectionId });
-      if (result.ok) {
-        // Newest first whatever order main keeps them in.
-        const sorted = [...result.value].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
-        set((s) => ({ history: { ...s.history, [collectionId]: sorted } }));
-      }
+      // No folder yet means no runs yet; any other failure is shown instead of "Loading…" forever.
+      const runs = result.ok ? result.value : result.error.kind === 'no_folder' ? [] : undefined;
+      const error = result.ok || result.error.kind === 'no_folder' ? null : result.error;
+      // Newest first whatever order main keeps them in.
+      const sorted = runs && [...runs].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+      set((s) => {
+        const history = { ...s.history };
+        if (sorted) history[collectionId] = sorted;
+        else delete history[collectionId];
+        return { history, historyError: { ...s.historyError, [collectionId]: error } };
+      });
+    },
+
+    forgetDataset(collectionId) {
+      set((s) => {
+        const history = { ...s.history };
+        delete history[collectionId];
+        return { history, byCollection: { ...s.byCollection, [collectionId]: emptySyncView() }, verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } };
+      });
     },
 
     reset() {
-      set({ byCollection: {}, history: {}, verify: {}, actionError: {}, runKind: {} });
+      set({ byCollection: {}, history: {}, historyError: {}, verify: {}, actionError: {}, runKind: {} });
     },
 
     async runVerify(collectionId) {

@@ -33,8 +33,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
-const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get'] as const;
+const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
+const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 
 const cases: Array<[string, unknown, RegExp]> = [

@@ -70,9 +70,10 @@ describe('connect form', () => {
     expect(alert.textContent).toContain(headline);
     expect(alert.textContent).toContain(detail);
     expect(alert.textContent).not.toContain('wrong-key');
-    // The form stays, ready for another attempt, and the key field is emptied (once connect() has
-    // returned, which is a tick after the alert appears).
-    await waitFor(() => expect((screen.getByLabelText('API key') as HTMLInputElement).value).toBe(''));
+    // The form stays, ready for another attempt; a refused key is emptied (once connect() has
+    // returned, a tick after the alert appears), while an address problem keeps the key so fixing
+    // the URL is not another paste.
+    await waitFor(() => expect((screen.getByLabelText('API key') as HTMLInputElement).value).toBe(kind === 'auth' ? '' : 'wrong-key'));
   });
 
   it('connects, shows the client in the header, and the account details with the secret store warning', async () => {
@@ -87,7 +88,13 @@ describe('connect form', () => {
     expect(screen.getByText('dsk_ab12…')).toBeTruthy();
     expect(screen.getByText('collections:read')).toBeTruthy();
     expect(screen.getByText(INFO.secretStoreWarning!)).toBeTruthy();
+    // Forgetting asks first; "Keep key" backs out with nothing sent.
     fireEvent.click(screen.getByRole('button', { name: 'Forget key' }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Forget the key of Acme Vision Lab?');
+    fireEvent.click(screen.getByRole('button', { name: 'Keep key' }));
+    expect(api.calls.some((c) => c.channel === 'connection:forget')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Forget key' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, forget key' }));
     await waitFor(() => expect(screen.getByRole('button', { name: 'Connect' })).toBeTruthy());
     expect(screen.queryByTestId('header-client-name')).toBeNull();
   });

@@ -1,0 +1,82 @@
+import { useEffect, useState } from 'react';
+import type { IpcError } from '../../src-shared/ipc-contract';
+import { useDataset } from '../stores/dataset';
+import { emptySyncView, useSync } from '../stores/sync';
+import { formatBytes, formatDateTime } from '../format';
+import { ErrorMessage } from './ErrorMessage';
+
+const EMPTY_VIEW = emptySyncView();
+
+function setList(ids: number[]): string {
+  if (ids.length === 0) return 'none';
+  const shown = ids.slice(0, 12).join(', ');
+  return ids.length > 12 ? `${shown} and ${ids.length - 12} more` : shown;
+}
+
+/** The collection's dataset on disk: what is there, how much room is left, the consents, the last changes. */
+export function DatasetCardView({ collectionId, dest }: { collectionId: number; dest: string }) {
+  const entry = useDataset((s) => s.cards[collectionId]);
+  const load = useDataset((s) => s.load);
+  const showConsents = useDataset((s) => s.showConsents);
+  const view = useSync((s) => s.byCollection[collectionId]) ?? EMPTY_VIEW;
+  const verified = useSync((s) => s.verify[collectionId]?.report);
+  const [error, setError] = useState<IpcError | null>(null);
+  const lastFinished = view.lastSummary?.finishedAt;
+
+  // Again when the folder changes, a run ends (its notes are written before main says it
+  // stopped running) or a verify reports.
+  const running = view.running;
+  useEffect(() => {
+    void load(collectionId);
+  }, [collectionId, dest, lastFinished, running, verified, load]);
+
+  const card = entry?.card;
+  if (entry?.error) return <ErrorMessage error={entry.error} summary="Could not read the dataset folder." />;
+  if (!card) return <p className="muted">Reading the dataset folder…</p>;
+
+  // Only a running sync knows what is left to fetch (its totals grow as it lists sets).
+  const p = view.running ? view.progress : null;
+  const toDownload = p ? Math.max(0, p.bytesTotal - p.bytesDone) : null;
+  const wontFit = toDownload !== null && card.freeBytes !== null && toDownload > card.freeBytes;
+  const changes = card.lastChanges;
+
+  return (
+    <div className="dataset-card" data-testid="dataset-card">
+      <dl className="facts">
+        <dt>On disk</dt>
+        <dd data-testid="card-on-disk">
+          {card.filesOnDisk === null || card.bytesOnDisk === null
+            ? 'unknown: manifest.csv is unreadable (the next sync writes it again)'
+            : `${card.filesOnDisk} files · ${formatBytes(card.bytesOnDisk)}`}
+        </dd>
+        <dt>Free space</dt>
+        <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
+        <dt>Still to download</dt>
+        <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
+          {toDownload === null ? 'known while a sync runs' : formatBytes(toDownload)}
+          {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
+        </dd>
+        <dt>Last verified</dt>
+        <dd data-testid="card-verified" className={card.lastVerified && !card.lastVerified.ok ? 'tone-warn' : undefined}>
+          {card.lastVerified ? `${formatDateTime(card.lastVerified.at)} · ${card.lastVerified.ok ? 'intact' : 'problems found'}` : 'never'}
+        </dd>
+        <dt>Consents folder</dt>
+        <dd>
+          <span className="mono path" title={card.consentsDir} data-testid="card-consents">
+            {card.consentsDir}
+          </span>{' '}
+          <button type="button" onClick={() => void showConsents(collectionId).then(setError)} aria-label="Show consents folder">
+            Show in folder
+          </button>
+        </dd>
+        <dt>Last sync changed</dt>
+        <dd data-testid="card-changes">
+          {changes
+            ? `New sets: ${setList(changes.newSets)} · edited: ${setList(changes.editedSets)} · left accepted: ${setList(changes.leftAccepted)}`
+            : 'nothing recorded yet'}
+        </dd>
+      </dl>
+      {error && <ErrorMessage error={error} />}
+    </div>
+  );
+}
