@@ -12,6 +12,7 @@ import { formatDateTime, percent } from '../format';
 /** "42%" once totals are known, else the files done so far. */
 export function activityText(progress: AggregateProgress | null): string {
   if (!progress) return 'starting…';
+  if (progress.fraction !== undefined) return `${percent(progress.fraction, 1)}%`;
   if (progress.bytesTotal > 0) return `${percent(progress.bytesDone, progress.bytesTotal)}%`;
   return `${progress.filesDone} of ${progress.filesTotal} files`;
 }

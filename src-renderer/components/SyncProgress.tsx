@@ -1,13 +1,27 @@
+import type { SyncPhase } from '../../src-shared/sync-events';
 import type { AggregateProgress } from '../stores/sync';
 import { formatBytes, formatDuration, formatRate, percent } from '../format';
 
-/** Overall progress of a run; the bar is by bytes, since files differ in size. */
+const PHASES: Record<SyncPhase, string> = {
+  checking: 'checking partial downloads',
+  listing: 'listing sets',
+  downloading: 'downloading',
+  retrying: 'retrying',
+  writing_manifest: 'writing the manifest',
+};
+
+/**
+ * Overall progress of a run. The bar follows the engine's `fraction` (sets until every file is
+ * known, then bytes; it never goes back); events without it fall back to bytes.
+ */
 export function SyncProgress({ progress, running }: { progress: AggregateProgress | null; running: boolean }) {
   if (!progress) return <p className="muted">{running ? 'Looking for new sets…' : 'No sync in this session yet.'}</p>;
   const byBytes = progress.bytesTotal > 0;
   const pct = byBytes ? percent(progress.bytesDone, progress.bytesTotal) : percent(progress.filesDone, progress.filesTotal);
   const complete = !running && progress.filesTotal > 0 && progress.filesDone >= progress.filesTotal;
-  const shownPct = byBytes || progress.filesTotal > 0 ? pct : complete ? 100 : 0;
+  const shownPct = progress.fraction !== undefined ? percent(progress.fraction, 1) : byBytes || progress.filesTotal > 0 ? pct : complete ? 100 : 0;
+  const sets = progress.setsTotal !== undefined && progress.setsTotal > 0 ? ` · sets ${progress.setsDone ?? 0} of ${progress.setsTotal}` : '';
+  const phase = running && progress.phase ? ` · ${PHASES[progress.phase]}` : '';
   return (
     <div className="sync-progress">
       <div className="progress-bar" role="progressbar" aria-label="Overall sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={shownPct}>
@@ -15,7 +29,9 @@ export function SyncProgress({ progress, running }: { progress: AggregateProgres
       </div>
       {/* Polite and atomic: screen readers hear whole updates, at the batch rate, not every digit. */}
       <p className="progress-text" aria-live="polite" aria-atomic="true" data-testid="overall-progress">
-        <strong>{shownPct}%</strong> · {formatBytes(progress.bytesDone)} of {formatBytes(progress.bytesTotal)} · files {progress.filesDone} of {progress.filesTotal}
+        <strong>{shownPct}%</strong>
+        {sets} · {formatBytes(progress.bytesDone)} of {formatBytes(progress.bytesTotal)} · files {progress.filesDone} of {progress.filesTotal}
+        {phase}
         {running && (
           <>
             {' '}

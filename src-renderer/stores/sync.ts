@@ -3,7 +3,7 @@
 // aggregate to show.
 import { create } from 'zustand';
 import type { IpcError, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
-import type { FileState, SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
 export interface FileRow {
@@ -24,6 +24,11 @@ export interface AggregateProgress {
   filesTotal: number;
   bytesPerSecond: number;
   etaSeconds: number | null;
+  /** The engine's own share done (0..1, never going back): sets until every file is listed, then bytes. */
+  fraction?: number;
+  setsDone?: number;
+  setsTotal?: number;
+  phase?: SyncPhase;
 }
 
 export interface SetTally {
@@ -179,6 +184,10 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           filesTotal: event.filesTotal,
           bytesPerSecond: event.bytesPerSecond,
           etaSeconds: event.etaSeconds,
+          fraction: event.fraction,
+          setsDone: event.setsDone,
+          setsTotal: event.setsTotal,
+          phase: event.phase,
         };
         // Per-file byte counts between state changes arrive only here.
         for (const active of event.active) {
@@ -225,6 +234,7 @@ function finalProgress(progress: AggregateProgress | null, rows: readonly FileRo
     filesDone: Math.max(base.filesDone, finished),
     filesTotal: Math.max(base.filesTotal, rows.length),
     bytesDone: allGood ? Math.max(base.bytesDone, base.bytesTotal) : base.bytesDone,
+    ...(allGood && base.fraction !== undefined ? { fraction: 1 } : {}),
     bytesPerSecond: 0,
     etaSeconds: null,
   };
