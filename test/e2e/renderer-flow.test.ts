@@ -25,7 +25,7 @@ let page: Page;
 
 beforeAll(async () => {
   await mkdir(SCREENS_DIR, { recursive: true });
-  stack = await startUiStack({ prefix: 'dataset-sync-e2e-ui-', service: { seed: 7, sets: SETS, fileSize: FILE_SIZE }, viewport: SIZES[0] });
+  stack = await startUiStack({ name: 'ui', service: { seed: 7, sets: SETS, fileSize: FILE_SIZE }, viewport: SIZES[0] });
   ({ datasetDir, service, bridge, page } = stack);
 });
 

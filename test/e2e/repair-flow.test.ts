@@ -20,7 +20,7 @@ let dest: string;
 
 beforeAll(async () => {
   await mkdir(DOC_SCREENS, { recursive: true });
-  stack = await startUiStack({ prefix: 'dataset-sync-e2e-repair-', service: { seed: 12, sets: 4, fileSize: 48 * 1024, slots: 3 }, viewport: { width: 1280, height: 800 } });
+  stack = await startUiStack({ name: 'repair', service: { seed: 12, sets: 4, fileSize: 48 * 1024, slots: 3 }, viewport: { width: 1280, height: 800 } });
   ({ page, datasetDir: dest } = stack);
 });
 

@@ -1,50 +1,19 @@
-// What a browser end-to-end test of the delivery UI runs on: the built renderer in real Chromium,
-// the browser test bridge (real main-process handlers, engine and disk) and the reference service
-// over loopback HTTP, all under one temporary folder whose `dataset` the folder picker answers.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// What a browser end-to-end test of the delivery UI runs on: startBrowserApp (the built renderer
+// in real Chromium, the web bridge with the real handlers, engine and disk, and the reference
+// service), not yet connected, with "Choose folder…" answering the stack's `dataset` folder.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
-import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
-import { startReferenceService } from '../../src-service/index';
-import { launchChromium } from '../support/chromium';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
-export interface UiStack {
-  root: string;
+export interface UiStack extends BrowserApp {
   /** The folder "Choose folder…" picks. */
   datasetDir: string;
-  service: Awaited<ReturnType<typeof startReferenceService>>;
-  bridge: Bridge;
-  browser: Browser;
-  page: Page;
-  close(): Promise<void>;
 }
 
 export async function startUiStack(opts: {
-  prefix: string;
+  name: string;
   service: { seed: number; sets: number; fileSize: number; slots?: number };
   viewport: { width: number; height: number };
 }): Promise<UiStack> {
-  const root = await mkdtemp(join(tmpdir(), opts.prefix));
-  const datasetDir = join(root, 'dataset');
-  const [rendererDir, service] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ ...opts.service, dataDir: join(root, 'media') })]);
-  const bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => datasetDir });
-  const browser = await launchChromium();
-  const page = await (await browser.newContext({ viewport: opts.viewport, colorScheme: 'light' })).newPage();
-  page.on('pageerror', (e) => console.error('[renderer error]', e.message));
-  return {
-    root,
-    datasetDir,
-    service,
-    bridge,
-    browser,
-    page,
-    async close() {
-      await browser.close();
-      await bridge.close();
-      await service.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
+  const app = await startBrowserApp({ ...opts, connected: false, pickFolderAnswer: (root) => join(root, 'dataset') });
+  return Object.assign(app, { datasetDir: join(app.root, 'dataset') });
 }
