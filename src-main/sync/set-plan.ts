@@ -1,8 +1,7 @@
 // The plan of one set: which of its files are up to date (known from the set record: same
 // sha256, same size and mtime on disk, nothing hashed), which to adopt or download, its consents,
 // and the set's outcome once every step is done (complete, or failed and pending).
-import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, promises as fs } from 'node:fs';
+import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApiError, isApiError } from '../api/errors';
 import type { FileRecord, SetRecord } from '../../src-shared/delivery-api';
@@ -18,6 +17,7 @@ import type { RunContext } from './run-context';
 import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
 import type { TaskPool } from './task-pool';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
+import { hashRegularFile } from './regular-file';
 
 interface SetProgress {
   set: SetRecord;
@@ -176,10 +176,16 @@ async function adoptExisting(ctx: RunContext, finalPath: string, file: FileRecor
     return null;
   }
   if (!st || !st.isFile() || st.size !== file.size_bytes) return null;
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(finalPath, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) hash.update(chunk);
-  ctx.accounting.bytesHashed += st.size;
-  return hash.digest('hex') === file.sha256 ? st.mtimeMs : null;
+  // Hashed through hashRegularFile: a link or FIFO swapped in after the lstat is refused, never read.
+  let sha256: string | null;
+  try {
+    let bytes: number;
+    ({ sha256, bytes } = await hashRegularFile(finalPath, file.size_bytes));
+    ctx.accounting.bytesHashed += bytes;
+  } catch {
+    return null; // gone or no longer a regular file: the download replaces it by rename
+  }
+  return sha256 === file.sha256 ? st.mtimeMs : null;
 }
 
 async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string): Promise<void> {
