@@ -30,6 +30,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
+// One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
+import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
@@ -100,8 +102,6 @@ const MAX_HASH_MISMATCHES = 3;
  * larger than the body: "ended early", 416, start over) would loop for ever.
  */
 const BYTE_BUDGET_FACTOR = 4;
-/** A body slower than this over a whole stall window counts as stalled (a trickle is not progress). */
-export const MIN_BYTES_PER_SECOND = 1024;
 /** Bytes gathered before a write is issued: large writes keep syscalls and thread-pool hops per byte low. */
 const COALESCE_BYTES = 1024 * 1024;
 /** Bytes held in memory per file before the socket is paused until the disk catches up. */
