@@ -6,7 +6,7 @@
 import { validateBaseUrl } from '../api/base-url';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import type { Me } from '../../src-shared/delivery-api';
-import type { SecretStore } from '../secrets/secret-store';
+import { accountEntry, type SecretStore } from '../secrets/secret-store';
 import { newAccountId } from '../settings/migrate';
 import { sameUrl, type SettingsStore } from '../settings/settings-store';
 import type { ConnectionInfo } from '../../src-shared/ipc-contract';
@@ -27,7 +27,7 @@ export interface ConnectionManagerDeps {
 
 /** The secret-store entry of an account's key; undefined = the base URL's own entry (client not yet known). */
 export function keyEntryOf(account: Account): string | undefined {
-  return account.client ? `client-${account.client.id}` : undefined;
+  return account.client ? accountEntry(account.client.id) : undefined;
 }
 
 /** The account a key for `client` at `baseUrl` belongs to: known already, adopted (client unknown so far), or new. */

@@ -7,6 +7,7 @@ interface Keytar {
   getPassword(service: string, account: string): Promise<string | null>;
   setPassword(service: string, account: string, password: string): Promise<void>;
   deletePassword(service: string, account: string): Promise<boolean>;
+  findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
 }
 
 function loadKeytar(): Keytar {
@@ -37,6 +38,12 @@ export function createKeychainStore(): SecretStore {
     set: (baseUrl, apiKey, entry = KEYCHAIN_ACCOUNT) => guard('write', () => kt().setPassword(keychainService(baseUrl), entry, apiKey)),
     delete: (baseUrl, entry = KEYCHAIN_ACCOUNT) => guard('delete', () => kt().deletePassword(keychainService(baseUrl), entry)),
   };
+}
+
+/** Every entry the keychain holds for a base URL (the CLI looks for the desktop app's account entries). */
+export async function keychainEntries(baseUrl: string): Promise<Array<{ entry: string; apiKey: string }>> {
+  const found = await guard('list', () => loadKeytar().findCredentials(keychainService(baseUrl)));
+  return found.map((c) => ({ entry: c.account, apiKey: c.password }));
 }
 
 /** True when the keychain answers a harmless read; used to choose a fallback up front. */

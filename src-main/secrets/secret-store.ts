@@ -32,3 +32,14 @@ export const KEYCHAIN_ACCOUNT = 'api-key';
 export function secretName(baseUrl: string, entry?: string): string {
   return entry === undefined ? keychainService(baseUrl) : `${keychainService(baseUrl)}#${entry}`;
 }
+
+/** The entry of an account's key: one per client of a service (the desktop app's accounts). */
+export function accountEntry(clientId: number): string {
+  return `client-${clientId}`;
+}
+
+/** The client id of an account entry's name; null for any other entry. */
+export function clientOfEntry(entry: string): number | null {
+  const m = /^client-(\d+)$/.exec(entry);
+  return m ? Number(m[1]) : null;
+}

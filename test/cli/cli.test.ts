@@ -4,6 +4,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDatasetMatches, mainCollection, parseNdjson, runCli, sha256sumCheck, tempDir, useService } from '../engine/helpers';
+import { createKeychainStore } from '../../src-main/secrets/keychain';
+import { accountEntry } from '../../src-main/secrets/secret-store';
 import { needsSecretService, SECRET_SERVICE_MISSING } from '../support/secret-service';
 
 const env = useService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 });
@@ -168,6 +170,28 @@ describe('login and logout', () => {
     const after = await runCli(['collections', '--base-url', base], { env: { DATASET_SYNC_API_KEY: undefined } });
     expect(after.code).toBe(2);
     expect(after.stderr).toMatch(/login|DATASET_SYNC_API_KEY/);
+  });
+
+  it.skipIf(!realKeyring)(needsSecretService("without login, the desktop app's key for the service is used when it holds one account there; two accounts are named, not guessed"), async () => {
+    const base = env.svc.deliveryBaseUrl;
+    const { apiKey } = mainCollection(env.svc);
+    const keychain = createKeychainStore();
+    const noEnv = { env: { DATASET_SYNC_API_KEY: undefined } };
+    try {
+      await keychain.set(base, apiKey, accountEntry(9001)); // as the app stores an account's key
+      const one = await runCli(['collections', '--base-url', base, '--json'], noEnv);
+      expect(one.stderr).toBe('');
+      expect(one.code).toBe(0);
+      await keychain.set(base, 'dsk_other_account_key_0000', accountEntry(9002));
+      const two = await runCli(['collections', '--base-url', base], noEnv);
+      expect(two.code).toBe(2);
+      expect(two.stderr).toMatch(/2 accounts .*clients 9001, 9002/);
+      expect(two.stderr).toContain('dataset-sync login');
+      expect(two.stderr).not.toContain(apiKey);
+    } finally {
+      await keychain.delete(base, accountEntry(9001));
+      await keychain.delete(base, accountEntry(9002));
+    }
   });
 
   it('login with a wrong key exits 3 and stores nothing', async () => {
