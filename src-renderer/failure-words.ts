@@ -26,17 +26,17 @@ const TELL_PROVIDER = 'If it keeps happening, copy these details and send them t
 const SHAPES: readonly Shape[] = [
   {
     test: /not served \(404\)/,
-    summary: 'No longer offered by the service',
+    summary: 'No longer offered',
     explanation: 'The service no longer offers this file: its set has probably left "accepted" (sent back for rework or rejected). Nothing to do; if the set is accepted again, the next Sync downloads it.',
   },
   {
     test: /SHA-256 mismatch/,
-    summary: 'Arrived damaged, discarded',
+    summary: 'Arrived damaged',
     explanation: `The file arrived damaged several times in a row (its contents did not match the checksum the service published), so it was discarded rather than kept. ${TRY_AGAIN} ${TELL_PROVIDER}`,
   },
   {
     test: /sent more than the announced/,
-    summary: 'Larger than announced, discarded',
+    summary: 'Larger than announced',
     explanation: `The service sent more data than the file's announced size, several times, so the file was discarded. ${TELL_PROVIDER}`,
   },
   {
@@ -51,17 +51,17 @@ const SHAPES: readonly Shape[] = [
   },
   {
     test: /HTTP 429\b/,
-    summary: 'Service busy: too many requests',
+    summary: 'Service busy',
     explanation: `The service kept asking the app to slow down (too many requests). Wait a few minutes; fewer parallel downloads in Settings also help. ${TRY_AGAIN}`,
   },
   {
     test: /HTTP 5\d\d\b/,
-    summary: 'Server error at the service',
+    summary: 'Service error',
     explanation: `The service kept answering with a server error. The problem is on the service's side, not yours. ${TRY_AGAIN} ${TELL_PROVIDER}`,
   },
   {
     test: /TLS certificate not accepted/,
-    summary: "Service's certificate not trusted",
+    summary: 'Certificate not trusted',
     explanation: "The service's certificate was not accepted, so the connection is not secure and nothing was sent. Check the service address; on a company network, ask IT whether a proxy replaces certificates.",
   },
   {
@@ -81,12 +81,12 @@ const SHAPES: readonly Shape[] = [
   },
   {
     test: /no longer resolves inside DEST|replaced by a link/,
-    summary: 'Its folder was moved outside the dataset',
+    summary: 'Folder led outside dataset',
     explanation: "The file's folder in the dataset was replaced by a link to somewhere else while it was being saved, so the file was not put there. Check the dataset folder for links you did not create, then press Sync again.",
   },
   {
     test: /file name .* (does not have the form|names set|names slot|appears twice)|is not a positive integer|breaks the API contract|unexpected answer|not valid JSON|refusing to send the API key/,
-    summary: "The service's listing is wrong",
+    summary: 'Wrong listing from service',
     explanation: `The service described this file in a way the app cannot accept (a wrong name, ID or answer), so it was not downloaded. This is a fault on the service's side. ${TELL_PROVIDER}`,
   },
   {
@@ -96,13 +96,13 @@ const SHAPES: readonly Shape[] = [
   },
   {
     test: /not writable/,
-    summary: 'Dataset folder not writable',
+    summary: 'Folder not writable',
     explanation: 'The app may not write into the dataset folder. Check its permissions (or choose another folder), then press Sync again.',
   },
 ];
 
 const FALLBACK = {
-  summary: 'Could not be downloaded',
+  summary: 'Could not download',
   explanation: `The file could not be downloaded. Press Sync again to retry it. ${TELL_PROVIDER}`,
 };
 

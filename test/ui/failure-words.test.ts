@@ -9,14 +9,14 @@ import { sync, tempDir, useService } from '../engine/helpers';
 const ctx = useService({ sets: 1, slots: 1, fileSize: 8 * 1024 });
 
 const CASES: Array<{ name: string; fault: Fault; summary: string }> = [
-  { name: 'a 404 for the file', fault: { type: 'status', status: 404 }, summary: 'No longer offered by the service' },
+  { name: 'a 404 for the file', fault: { type: 'status', status: 404 }, summary: 'No longer offered' },
   { name: 'a 403 for the file', fault: { type: 'status', status: 403 }, summary: 'Access refused' },
-  { name: '503 on every attempt', fault: { type: 'status', status: 503 }, summary: 'Server error at the service' },
-  { name: '429 on every attempt', fault: { type: 'rate_limit', retryAfter: 0 }, summary: 'Service busy: too many requests' },
-  { name: 'a corrupt body every time', fault: { type: 'flip', atByte: 100 }, summary: 'Arrived damaged, discarded' },
+  { name: '503 on every attempt', fault: { type: 'status', status: 503 }, summary: 'Service error' },
+  { name: '429 on every attempt', fault: { type: 'rate_limit', retryAfter: 0 }, summary: 'Service busy' },
+  { name: 'a corrupt body every time', fault: { type: 'flip', atByte: 100 }, summary: 'Arrived damaged' },
   { name: 'a body cut short every time', fault: { type: 'truncate', afterBytes: 0 }, summary: 'Connection kept breaking' },
   { name: 'a trickle under 1 KiB/s', fault: { type: 'stall', afterBytes: 100, ms: 5000 }, summary: 'Download stalled' },
-  { name: 'a 500 that echoes the key', fault: { type: 'echo_auth', status: 500 }, summary: 'Server error at the service' },
+  { name: 'a 500 that echoes the key', fault: { type: 'echo_auth', status: 500 }, summary: 'Service error' },
 ];
 
 describe('plain words for the reasons the engine gives', () => {
@@ -42,7 +42,7 @@ describe('plain words for the reasons the engine gives', () => {
 
   it('falls back to general words for a reason it does not know, keeping the detail', () => {
     const plain = explainFailure('something new went wrong');
-    expect(plain.summary).toBe('Could not be downloaded');
+    expect(plain.summary).toBe('Could not download');
     expect(plain.detail).toBe('something new went wrong');
     expect(isKnownFailure('something new went wrong')).toBe(false);
   });

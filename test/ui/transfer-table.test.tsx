@@ -53,10 +53,10 @@ describe('TransferTable', () => {
     const text = (id: number) => dataRows().find((r) => r.dataset.fileId === String(id))?.textContent ?? '';
     expect(text(1)).toContain('Queued');
     expect(text(2)).toContain('Downloading 25%');
-    expect(text(3)).toContain('Retrying (attempt 3): Server error at the service');
+    expect(text(3)).toContain('Retrying (attempt 3): Service error');
     expect(text(4)).toContain('Verified');
     expect(text(5)).toContain('Up to date');
-    expect(text(6)).toContain('Failed: No longer offered by the service');
+    expect(text(6)).toContain('Failed: No longer offered');
     expect(dataRows().map((r) => r.textContent).join(' ')).not.toContain('/api/v1/partner');
     expect(text(1)).toContain('64.0 KB');
   });
@@ -90,7 +90,7 @@ describe('TransferTable', () => {
     ];
     const view = reduceSyncEvents(emptySyncView(), events);
     render(<TransferTable rows={view.rows} counts={view.stateCounts} />);
-    const toggle = screen.getByRole('button', { name: /Failed: Server error at the service/ });
+    const toggle = screen.getByRole('button', { name: /Failed: Service error/ });
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
     expect(screen.queryByTestId('failure-details')).toBeNull();
     toggle.focus();
@@ -106,7 +106,7 @@ describe('TransferTable', () => {
     fireEvent.click(within(details).getByRole('button', { name: 'Copy' }));
     await screen.findByText('Copied to the clipboard.');
     expect(copied).toHaveLength(1);
-    expect(copied[0]).toMatch(/^File: sets\/9\/set_9_slot_02\.wav\nProblem: Server error at the service\. /);
+    expect(copied[0]).toMatch(/^File: sets\/9\/set_9_slot_02\.wav\nProblem: Service error\. /);
     expect(copied[0]).not.toContain('dsk_live');
     fireEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
