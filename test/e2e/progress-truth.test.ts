@@ -159,6 +159,9 @@ describe('progress truth on a 200-set sync', () => {
 
     const result = page.getByTestId('sync-result');
     await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/^Last sync: \d+ downloaded, 0 up to date, 2 failed\./);
+    // Finishing with failures is said in the window (with counts) and by the OS.
+    await page.locator('.toast', { hasText: /finished with failures: \d+ downloaded, 0 up to date, 2 failed/ }).waitFor();
+    expect(bridge.notifications.some((n) => n.title === 'Sync finished with failures' && n.body.includes('2 file(s)'))).toBe(true);
 
     // What the window showed, from the first progress to the end.
     const log = (await shown()).filter((s) => s.pct !== null);
