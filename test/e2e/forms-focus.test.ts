@@ -1,7 +1,7 @@
 // End-to-end (real Chromium through the web bridge, reference service): the connect form's
 // address checks and kept key, Forget key's question, Settings in the header (saying why a
-// refused value is refused), focus moving to
-// each screen's heading, and a wide window using its width and height.
+// value is refused), focus moving to each screen's heading, and a wide window using its width
+// and height.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
