@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
+import type { ProgressEvent } from '../../src-shared/sync-events';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { recordPushedProgress } from '../support/pushed-progress';
 
 const SETS = 6;
 const SLOTS = 2;
@@ -31,13 +32,7 @@ beforeAll(async () => {
   });
   page = app.page;
   dest = join(app.root, 'dataset');
-  page.on('websocket', (ws) =>
-    ws.on('framereceived', ({ payload }) => {
-      const push = JSON.parse(String(payload)) as { event?: string; payload?: { events: SyncEvent[] } };
-      if (push.event !== 'sync:events') return;
-      for (const e of push.payload!.events) if (e.type === 'progress') pushed.push(e);
-    }),
-  );
+  recordPushedProgress(page, pushed);
 });
 
 afterAll(async () => {

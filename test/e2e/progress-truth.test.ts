@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
+import type { ProgressEvent } from '../../src-shared/sync-events';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { recordPushedProgress } from '../support/pushed-progress';
 
 const SHOTS_DIR = join(process.cwd(), 'docs', 'screenshots');
 const SETS = 200;
@@ -43,13 +44,7 @@ beforeAll(async () => {
   });
   page = app.page;
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(app.bridge.url).origin });
-  page.on('websocket', (ws) =>
-    ws.on('framereceived', ({ payload }) => {
-      const push = JSON.parse(String(payload)) as { event?: string; payload?: { events: SyncEvent[] } };
-      if (push.event !== 'sync:events') return;
-      for (const e of push.payload!.events) if (e.type === 'progress') pushed.push(e);
-    }),
-  );
+  recordPushedProgress(page, pushed);
 });
 
 afterAll(async () => {
