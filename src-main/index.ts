@@ -135,8 +135,10 @@ function installSecurityHooks(): void {
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
   });
-  // The app needs no camera, microphone, notifications-from-page, geolocation...
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  // The app needs no camera, microphone, notifications-from-page, geolocation... Only writing text
+  // to the clipboard is allowed (a failed file's Copy button; Chromium asks for it before each
+  // navigator.clipboard.writeText, and only during a click). Reading the clipboard stays denied.
+  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
 
   app.on('web-contents-created', (_event, contents) => {
     contents.on('will-navigate', (event, url) => {

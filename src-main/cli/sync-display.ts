@@ -90,7 +90,8 @@ export function phaseText(p: ProgressEvent): string {
     case 'downloading':
       return 'downloading';
     case 'retrying':
-      return p.retry ? `listing sets: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : 'retrying';
+      // The set list waits to be fetched again; the same words as the window's progress line.
+      return p.retry ? `retrying: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : 'retrying';
     case 'writing_manifest':
       return 'writing the manifest';
   }

@@ -1,6 +1,7 @@
 import type { FileRow } from '../stores/sync';
 import type { FileState } from '../../src-shared/sync-events';
 import { percent } from '../format';
+import { explainFailure } from '../failure-words';
 
 export const FILE_STATE_NAMES: Record<FileState, string> = {
   queued: 'Queued',
@@ -15,15 +16,21 @@ export function fileStateText(row: FileRow): string {
   switch (row.state) {
     case 'downloading':
       return `Downloading ${percent(row.bytesDone, row.sizeBytes)}%`;
+    // The reason in plain words; the technical one is in the row's tooltip and a failed row's details.
     case 'retrying':
-      return `Retrying (attempt ${row.attempt ?? '?'}${row.reason ? `: ${row.reason}` : ''})`;
+      return `Retrying (attempt ${row.attempt ?? '?'})${row.reason ? `: ${explainFailure(row.reason).summary}` : ''}`;
     case 'failed':
-      return `Failed: ${row.reason ?? 'unknown reason'}`;
+      return `Failed: ${explainFailure(row.reason).summary}`;
     default:
       return FILE_STATE_NAMES[row.state];
   }
 }
 
 export function FileStateLabel({ row }: { row: FileRow }) {
-  return <span className={`state state-${row.state}`}>{fileStateText(row)}</span>;
+  const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainFailure(row.reason).detail : undefined;
+  return (
+    <span className={`state state-${row.state}`} title={detail}>
+      {fileStateText(row)}
+    </span>
+  );
 }

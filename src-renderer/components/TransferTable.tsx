@@ -1,29 +1,59 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { FileState } from '../../src-shared/sync-events';
 import { FILE_STATES, type FileRow } from '../stores/sync';
-import { formatBytes, percent } from '../format';
+import { formatBytes, formatRate, percent } from '../format';
 import { FILE_STATE_NAMES, FileStateLabel } from './FileStateLabel';
+import { FailureDetails, FailureToggle } from './FailureDetails';
 
 const ROW_HEIGHT = 30;
+/** A first guess for an expanded failed row; the row is then measured. */
+const EXPANDED_HEIGHT = 150;
 
 type Filter = FileState | 'all';
+
+const IN_FLIGHT: ReadonlySet<FileState> = new Set(['downloading', 'retrying']);
+
+/**
+ * The table's order: transfers in flight pinned on top, then failures (what needs attention),
+ * then every other file, each group in the order the files were first reported.
+ */
+export function pinnedOrder(rows: readonly FileRow[]): FileRow[] {
+  const active: FileRow[] = [];
+  const failed: FileRow[] = [];
+  const rest: FileRow[] = [];
+  for (const row of rows) (IN_FLIGHT.has(row.state) ? active : row.state === 'failed' ? failed : rest).push(row);
+  return active.length === 0 && failed.length === 0 ? (rows as FileRow[]) : [...active, ...failed, ...rest];
+}
 
 /**
  * Per-file transfer rows, virtualised: only the rows in view (plus a small overscan) are in the
  * DOM, so a sync of thousands of files re-renders a few dozen elements per progress batch.
+ * A failed row unfolds to its reason in plain words, the technical detail and a Copy button.
  */
 export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Record<FileState, number> }) {
   const [filter, setFilter] = useState<Filter>('all');
-  const shown = useMemo(() => (filter === 'all' ? rows : rows.filter((r) => r.state === filter)), [rows, filter]);
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
+  const shown = useMemo(() => pinnedOrder(filter === 'all' ? rows : rows.filter((r) => r.state === filter)), [rows, filter]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: (index) => (expanded.has(shown[index]?.fileId ?? NaN) ? EXPANDED_HEIGHT : ROW_HEIGHT),
     overscan: 10,
     getItemKey: (index) => shown[index]?.fileId ?? index,
   });
+  // Only unfolded rows are measured; folding one drops its measured height.
+  useEffect(() => {
+    virtualizer.measure();
+  }, [expanded, virtualizer]);
+
+  const toggle = (fileId: number) =>
+    setExpanded((current) => {
+      const next = new Set(current);
+      if (!next.delete(fileId)) next.add(fileId);
+      return next;
+    });
 
   return (
     <div className="transfer">
@@ -41,6 +71,7 @@ export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Recor
         </label>
         <span className="muted" aria-live="off">
           {shown.length === rows.length ? `${rows.length} files` : `${shown.length} of ${rows.length} files`}
+          {counts.downloading + counts.retrying > 0 && ' · transfers in flight first'}
         </span>
       </div>
       <div role="table" aria-label="File transfers" aria-rowcount={shown.length + 1} className="transfer-table">
@@ -49,6 +80,9 @@ export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Recor
             <span role="columnheader">File</span>
             <span role="columnheader" className="num">
               Size
+            </span>
+            <span role="columnheader" className="num">
+              Speed
             </span>
             <span role="columnheader">State</span>
           </div>
@@ -61,15 +95,20 @@ export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Recor
               {virtualizer.getVirtualItems().map((item) => {
                 const row = shown[item.index];
                 if (!row) return null;
+                const open = row.state === 'failed' && expanded.has(row.fileId);
+                const detailsId = `failure-${row.fileId}`;
+                const inFlight = IN_FLIGHT.has(row.state);
                 return (
                   <div
                     key={item.key}
+                    ref={open ? virtualizer.measureElement : undefined}
+                    data-index={item.index}
                     role="row"
                     aria-rowindex={item.index + 2}
                     data-file-id={row.fileId}
                     data-state={row.state}
-                    className="transfer-row"
-                    style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                    className={`transfer-row${inFlight ? ' in-flight' : ''}${open ? ' expanded' : ''}`}
+                    style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
                   >
                     <span role="cell" className="path" title={row.path}>
                       {row.path}
@@ -77,14 +116,18 @@ export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Recor
                     <span role="cell" className="num">
                       {formatBytes(row.sizeBytes)}
                     </span>
+                    <span role="cell" className="num speed" data-testid="file-speed">
+                      {inFlight && row.bytesPerSecond !== undefined ? formatRate(row.bytesPerSecond) : ''}
+                    </span>
                     <span role="cell" className="state-cell">
-                      <FileStateLabel row={row} />
+                      {row.state === 'failed' ? <FailureToggle row={row} open={open} controls={detailsId} onToggle={() => toggle(row.fileId)} /> : <FileStateLabel row={row} />}
                       {row.state === 'downloading' && (
                         <span className="mini-bar" aria-hidden="true">
                           <span style={{ width: `${percent(row.bytesDone, row.sizeBytes)}%` }} />
                         </span>
                       )}
                     </span>
+                    {open && <FailureDetails row={row} id={detailsId} />}
                   </div>
                 );
               })}

@@ -15,6 +15,8 @@ export interface FileRow {
   bytesDone: number;
   attempt?: number;
   reason?: string;
+  /** While the file is in flight: its own received rate over the last seconds (ProgressEvent.active). */
+  bytesPerSecond?: number;
 }
 
 export interface AggregateProgress {
@@ -29,6 +31,8 @@ export interface AggregateProgress {
   setsDone?: number;
   setsTotal?: number;
   phase?: SyncPhase;
+  /** While the set list waits to be fetched again: the next attempt and whole seconds until it starts. */
+  retry?: { attempt: number; of: number; inSeconds: number };
 }
 
 export interface SetTally {
@@ -188,6 +192,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           setsDone: event.setsDone,
           setsTotal: event.setsTotal,
           phase: event.phase,
+          ...(event.retry ? { retry: event.retry } : {}),
         };
         // Per-file byte counts between state changes arrive only here.
         for (const active of event.active) {
@@ -195,7 +200,15 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           const row = at === undefined ? undefined : rows[at];
           if (at !== undefined && row && (row.state === 'downloading' || row.state === 'queued' || row.state === 'retrying')) {
             touchRows();
-            rows[at] = { ...row, bytesDone: active.bytesDone, state: row.state === 'queued' ? 'downloading' : row.state };
+            // A retried file whose bytes flow again is downloading again (its retry reason no longer applies).
+            const flowing = row.state === 'queued' || (row.state === 'retrying' && active.bytesDone > row.bytesDone);
+            const next: FileRow = { ...row, bytesDone: active.bytesDone, bytesPerSecond: active.bytesPerSecond };
+            if (flowing) {
+              next.state = 'downloading';
+              delete next.attempt;
+              delete next.reason;
+            }
+            rows[at] = next;
           }
         }
         break;
@@ -204,6 +217,14 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
         break;
       case 'summary':
         next.lastSummary = event.summary;
+        // Nothing is in flight any more: no row keeps a speed (a cancelled run leaves rows "downloading").
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i]!;
+          if (row.bytesPerSecond === undefined) continue;
+          touchRows();
+          const { bytesPerSecond: _speed, ...rest } = row;
+          rows[i] = rest;
+        }
         next.progress = finalProgress(next.progress, rows);
         break;
     }

@@ -72,7 +72,7 @@ describe('the human progress line', () => {
     expect(progressLine(base)).toMatch(/ 6% {2}sets 12\/200 .* 2\.0 MB\/s {2}ETA --:-- {2}listing sets$/);
   });
   it('shows the walk retry countdown and a pause', () => {
-    expect(progressLine({ ...base, phase: 'retrying', retry: { attempt: 3, of: 6, inSeconds: 8 } })).toMatch(/listing sets: attempt 3 of 6 in 8 s$/);
+    expect(progressLine({ ...base, phase: 'retrying', retry: { attempt: 3, of: 6, inSeconds: 8 } })).toMatch(/ retrying: attempt 3 of 6 in 8 s$/);
     expect(progressLine({ ...base, paused: true })).toMatch(/paused$/);
   });
 });

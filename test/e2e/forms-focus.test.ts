@@ -1,6 +1,7 @@
 // End-to-end (real Chromium through the web bridge, reference service): the connect form's
-// address checks and kept key, Forget key's question, Settings in the header, focus moving to
-// each screen's heading, and a wide window using its width and height.
+// address checks and kept key, Forget key's question, Settings in the header (saying why a
+// value is refused), focus moving to each screen's heading, and a wide window using its width
+// and height.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -66,6 +67,19 @@ describe('forms and focus', () => {
     // Settings from the header, focused on their heading.
     await page.getByRole('banner').getByRole('button', { name: 'Settings' }).click();
     await expect.poll(focusedId).toBe('settings-title');
+
+    // A refused value says why, in place, and is not saved; a valid one is.
+    const parallel = page.getByLabel('Parallel downloads');
+    const why = page.getByRole('alert').filter({ hasText: 'Parallel downloads' });
+    for (const [typed, shown] of [['0', 'got 0'], ['17', 'got 17'], ['2.5', 'got 2.5'], ['', 'got nothing']] as const) {
+      await parallel.fill(typed);
+      await expect.poll(() => why.textContent()).toBe(`Parallel downloads must be an integer from 1 to 16, ${shown}.`);
+      expect(await parallel.getAttribute('aria-invalid')).toBe('true');
+    }
+    expect((await bridge.services.handlers['settings:get'](undefined)) as unknown).toMatchObject({ ok: true, value: { concurrency: 4 } });
+    await parallel.fill('8');
+    await expect.poll(() => why.count()).toBe(0);
+    await expect.poll(async () => (await bridge.services.handlers['settings:get'](undefined)) as unknown).toMatchObject({ ok: true, value: { concurrency: 8 } });
 
     // Forget key asks first; keeping it stays connected.
     await page.getByRole('button', { name: 'Forget key' }).click();

@@ -45,6 +45,22 @@ describe('sync store', () => {
     expect(view.rows[0]?.bytesDone).toBe(600);
   });
 
+  it('keeps each file\'s own speed, the walk\'s retry, and turns a retried file back to downloading once its bytes flow', () => {
+    const progress = (bytesDone: number, extra: Partial<Extract<SyncEvent, { type: 'progress' }>> = {}): SyncEvent => ({
+      type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 0, etaSeconds: null,
+      active: [{ fileId: 2, path: 'x', bytesDone, sizeBytes: 1000, bytesPerSecond: 321 }], ...extra,
+    });
+    let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(2, 'retrying', { attempt: 2, reason: 'HTTP 503', bytesDone: 100 })]);
+    view = reduceSyncEvents(view, [progress(100, { phase: 'retrying', retry: { attempt: 2, of: 6, inSeconds: 4 } })]);
+    expect(view.progress?.retry).toEqual({ attempt: 2, of: 6, inSeconds: 4 });
+    expect(view.rows[0]).toMatchObject({ state: 'retrying', attempt: 2, bytesPerSecond: 321 });
+    view = reduceSyncEvents(view, [progress(300)]);
+    expect(view.progress?.retry).toBeUndefined();
+    expect(view.rows[0]).toMatchObject({ state: 'downloading', bytesDone: 300, bytesPerSecond: 321 });
+    expect(view.rows[0]?.reason).toBeUndefined();
+    expect(view.stateCounts).toMatchObject({ downloading: 1, retrying: 0 });
+  });
+
   it('completes the aggregate at the summary when every file verified, even if the last progress event was throttled away', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'queued'), fileEvent(2, 'queued')]);
     view = reduceSyncEvents(view, [{ type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 1000, bytesTotal: 2000, filesDone: 1, filesTotal: 2, bytesPerSecond: 10, etaSeconds: 100, active: [] }]);

@@ -1,0 +1,145 @@
+// A file's failure in plain words. The engine reports a failed or retried file with one technical
+// reason (file events carry no code); its wording is stable and pinned by
+// test/ui/failure-words.test.ts against reasons the real engine gives under the reference
+// service's faults. Each known shape becomes what happened and what the user can do; the
+// technical detail stays available, with request paths shortened and anything key-like hidden.
+
+export interface PlainFailure {
+  /** What happened, in a few words (the row shows it). */
+  summary: string;
+  /** What happened and what the user can do, in sentences. */
+  explanation: string;
+  /** The engine's reason, shortened: no long request paths, no key. */
+  detail: string;
+}
+
+interface Shape {
+  test: RegExp;
+  summary: string;
+  explanation: string;
+}
+
+const TRY_AGAIN = 'Press Sync again later: the file is fetched again, and bytes already received are kept and resumed.';
+const TELL_PROVIDER = 'If it keeps happening, copy these details and send them to the data provider.';
+
+// First match wins: the more specific shapes come first.
+const SHAPES: readonly Shape[] = [
+  {
+    test: /not served \(404\)/,
+    summary: 'No longer offered',
+    explanation: 'The service no longer offers this file: its set has probably left "accepted" (sent back for rework or rejected). Nothing to do; if the set is accepted again, the next Sync downloads it.',
+  },
+  {
+    test: /SHA-256 mismatch/,
+    summary: 'Arrived damaged',
+    explanation: `The file arrived damaged several times in a row (its contents did not match the checksum the service published), so it was discarded rather than kept. ${TRY_AGAIN} ${TELL_PROVIDER}`,
+  },
+  {
+    test: /sent more than the announced/,
+    summary: 'Larger than announced',
+    explanation: `The service sent more data than the file's announced size, several times, so the file was discarded. ${TELL_PROVIDER}`,
+  },
+  {
+    test: /\(401\)|API key was rejected/,
+    summary: 'API key rejected',
+    explanation: 'The service rejected the API key (it may have been revoked or expired). Connect again with a valid key, then press Sync.',
+  },
+  {
+    test: /HTTP 403\b/,
+    summary: 'Access refused',
+    explanation: 'The service refused access to this file: the API key may lack the permission to download files, or the file belongs to another account. Check the key with the data provider, then press Sync again.',
+  },
+  {
+    test: /HTTP 429\b/,
+    summary: 'Service busy',
+    explanation: `The service kept asking the app to slow down (too many requests). Wait a few minutes; fewer parallel downloads in Settings also help. ${TRY_AGAIN}`,
+  },
+  {
+    test: /HTTP 5\d\d\b/,
+    summary: 'Service error',
+    explanation: `The service kept answering with a server error. The problem is on the service's side, not yours. ${TRY_AGAIN} ${TELL_PROVIDER}`,
+  },
+  {
+    test: /TLS certificate not accepted/,
+    summary: 'Certificate not trusted',
+    explanation: "The service's certificate was not accepted, so the connection is not secure and nothing was sent. Check the service address; on a company network, ask IT whether a proxy replaces certificates.",
+  },
+  {
+    test: /stalled/,
+    summary: 'Download stalled',
+    explanation: `Data stopped arriving, or came slower than 1 KiB/s, several times in a row. Check your connection (Wi-Fi, VPN, proxy). ${TRY_AGAIN}`,
+  },
+  {
+    test: /bytes received for a file of/,
+    summary: 'Connection too unstable',
+    explanation: `The file was fetched over and over (more than several times its size) without ever completing, so the app stopped trying for this sync. Check your connection. ${TRY_AGAIN}`,
+  },
+  {
+    test: /ended early|could not reach|transfer from .* failed|connection refused|range not satisfiable|unexpected Content-Range/,
+    summary: 'Connection kept breaking',
+    explanation: `The connection to the service broke before the whole file arrived, several times in a row. Check your connection (Wi-Fi, VPN, proxy). ${TRY_AGAIN}`,
+  },
+  {
+    test: /no longer resolves inside DEST|replaced by a link/,
+    summary: 'Folder led outside dataset',
+    explanation: "The file's folder in the dataset was replaced by a link to somewhere else while it was being saved, so the file was not put there. Check the dataset folder for links you did not create, then press Sync again.",
+  },
+  {
+    test: /file name .* (does not have the form|names set|names slot|appears twice)|is not a positive integer|breaks the API contract|unexpected answer|not valid JSON|refusing to send the API key/,
+    summary: 'Wrong listing from service',
+    explanation: `The service described this file in a way the app cannot accept (a wrong name, ID or answer), so it was not downloaded. This is a fault on the service's side. ${TELL_PROVIDER}`,
+  },
+  {
+    test: /disk is full/,
+    summary: 'Disk full',
+    explanation: 'The disk of the dataset folder is full. Free some space, then press Sync again: partial downloads are kept and resume.',
+  },
+  {
+    test: /not writable/,
+    summary: 'Folder not writable',
+    explanation: 'The app may not write into the dataset folder. Check its permissions (or choose another folder), then press Sync again.',
+  },
+];
+
+const FALLBACK = {
+  summary: 'Could not download',
+  explanation: `The file could not be downloaded. Press Sync again to retry it. ${TELL_PROVIDER}`,
+};
+
+/** The plain-words reading of an engine reason (a fallback for shapes not known here). */
+export function explainFailure(reason: string | undefined): PlainFailure {
+  const text = reason ?? '';
+  const shape = SHAPES.find((s) => s.test.test(text)) ?? FALLBACK;
+  const gaveUp = /gave up after (\d+) attempts/.exec(text);
+  const tries = gaveUp ? ` The app tried ${gaveUp[1]} times.` : '';
+  return { summary: shape.summary, explanation: shape.explanation + tries, detail: text ? shortDetail(text) : 'No reason was reported.' };
+}
+
+/** True when the reason has a known shape (the plain words are specific, not the fallback). */
+export function isKnownFailure(reason: string): boolean {
+  return SHAPES.some((s) => s.test.test(reason));
+}
+
+/**
+ * The engine's reason for people who want it: the row's own path and request paths such as
+ * "GET /api/v1/partner/files/54…" are cut to their last part, and key-like text is hidden
+ * (the engine redacts the key already; this is a second guard for text copied out of the app).
+ */
+export function shortDetail(reason: string): string {
+  return reason
+    .replace(/^(?:file|GET) (?!\/)\S+?: /, '')
+    .replace(/\b(GET|HEAD|POST|PUT|PATCH|DELETE) (\/[^\s:]*)/g, (_m, method: string, path: string) => `${method} ${lastSegments(path)}`)
+    .replace(/\bhttps?:\/\/([^/\s]+)\/[^\s)]*/g, (_m, host: string) => `${host}/…`)
+    .replace(/\b(Bearer|Basic|Token)\s+[^\s)]+/gi, '$1 [hidden]')
+    .replace(/\b[a-z]{2,5}_(?:live|test)_[\w[\]-]*/gi, '[key hidden]');
+}
+
+function lastSegments(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts.length <= 2 ? path : `…/${parts.slice(-2).join('/')}`;
+}
+
+/** The text the Copy button puts on the clipboard: enough for a support message, nothing secret. */
+export function failureReport(path: string, failure: PlainFailure): string {
+  return `File: ${path}\nProblem: ${failure.summary}. ${failure.explanation}\nDetails: ${failure.detail}`;
+}

@@ -1,0 +1,201 @@
+// End-to-end (real Chromium through the web bridge, real engine, reference service, real disk):
+// the progress a window shows during a 200-set sync tells the truth. Every change of the bar and
+// the progress line is recorded in the page (a MutationObserver), and every progress event the
+// bridge pushes is read off its WebSocket: the percentage never goes back, "sets n of N" shows
+// N = the collection's accepted sets from the first progress on, done counts never fall, the
+// phases are named, the page walk's back-off counts down, transfers in flight are pinned on top
+// with their own speed, and a failed file unfolds to plain words with a working Copy button.
+// The sync panel mid-sync is saved as docs/screenshots/sync.png.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { ProgressEvent } from '../../src-shared/sync-events';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { recordPushedProgress } from '../support/pushed-progress';
+
+const SHOTS_DIR = join(process.cwd(), 'docs', 'screenshots');
+const SETS = 200;
+const FILE_SIZE = 24 * 1024;
+/** 512 B every 400 ms: about 1.3 KB/s (above the 1 KiB/s stall floor), so a trickled 24 KiB file stays in flight for ~19 s. */
+const TRICKLE = { type: 'trickle', bytes: 512, everyMs: 400 } as const;
+
+let app: BrowserApp;
+let page: Page;
+/** Progress events as the bridge pushed them to the page. */
+const pushed: ProgressEvent[] = [];
+
+/** What the window showed at one change of the sync panel. */
+interface Shown {
+  pct: number | null;
+  text: string;
+  /** Data-state of the rendered file rows, top to bottom. */
+  rowStates: string[];
+}
+
+beforeAll(async () => {
+  await mkdir(SHOTS_DIR, { recursive: true });
+  app = await startBrowserApp({
+    name: 'progress',
+    service: { seed: 21, sets: SETS, fileSize: FILE_SIZE, slots: 2 },
+    connected: true,
+    pickFolderAnswer: (root) => join(root, 'dataset'),
+    viewport: { width: 1280, height: 1220 },
+  });
+  page = app.page;
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(app.bridge.url).origin });
+  recordPushedProgress(page, pushed);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Records every change of the progress bar, the progress line and the file rows' order, in the page. */
+async function recordWhatIsShown(): Promise<void> {
+  await page.evaluate(() => {
+    const log: Shown[] = [];
+    (window as unknown as { shown: Shown[] }).shown = log;
+    let last = '';
+    const sample = () => {
+      const bar = document.querySelector('[role="progressbar"][aria-label="Overall sync progress"]');
+      const text = document.querySelector('[data-testid="overall-progress"]')?.textContent ?? '';
+      const rowStates = [...document.querySelectorAll<HTMLElement>('[role="row"][data-file-id]')].map((r) => r.dataset.state ?? '');
+      const pct = bar ? Number(bar.getAttribute('aria-valuenow')) : null;
+      const key = `${pct}|${text}|${rowStates.join(',')}`;
+      if (key === last) return;
+      last = key;
+      log.push({ pct, text, rowStates });
+    };
+    new MutationObserver(sample).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-valuenow', 'data-state'] });
+  });
+}
+
+const shown = () => page.evaluate(() => (window as unknown as { shown: Shown[] }).shown);
+
+/** The set records in the order the engine's walk lists them (one page of 200). */
+async function listedSets(collectionId: number, apiKey: string): Promise<Array<{ id: number; files: Array<{ id: number; filename: string }> }>> {
+  const res = await fetch(`${app.service.deliveryBaseUrl}/collections/${collectionId}/sets?status=accepted&page=1&per_page=200`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const body = (await res.json()) as { data?: unknown; sets?: unknown };
+  const sets = (body.data ?? body.sets) as Array<{ id: number; files: Array<{ id: number; filename: string }> }>;
+  expect(sets).toHaveLength(SETS);
+  return sets;
+}
+
+const IN_FLIGHT = new Set(['downloading', 'retrying']);
+
+describe('progress truth on a 200-set sync', () => {
+  it('never goes back, knows N from the start, names phases, counts a retry down, pins transfers in flight, explains a failure', { timeout: 120_000 }, async () => {
+    const { service, bridge } = app;
+    const client = service.clients[0]!;
+    const collectionId = client.collections[0]!;
+    const sets = await listedSets(collectionId, client.apiKey);
+    const notServed = sets[5]!.files[0]!;
+    const corrupt = sets[10]!.files[1]!;
+    const trickled = [sets[120]!.files[0]!, sets[120]!.files[1]!, sets[121]!.files[0]!];
+
+    await page.goto(bridge.url);
+    await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
+    await page.getByRole('tab', { name: 'Sync' }).click();
+    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(app.root, 'dataset'));
+
+    // The first page of sets is refused once with Retry-After: 4 (the walk backs off, counting down);
+    // one file is gone (404), one always arrives corrupt, three trickle so they stay in flight.
+    await service.admin.addFault({ api: 'delivery', path: '^/collections/\\d+/sets$' }, { type: 'rate_limit', retryAfter: 4 }, 1);
+    await service.admin.addFault({ api: 'delivery', path: `^/files/${notServed.id}$` }, { type: 'status', status: 404 });
+    await service.admin.addFault({ api: 'delivery', path: `^/files/${corrupt.id}$` }, { type: 'flip', atByte: 100 });
+    for (const f of trickled) await service.admin.addFault({ api: 'delivery', path: `^/files/${f.id}$` }, TRICKLE, 1);
+
+    await recordWhatIsShown();
+    await page.getByRole('button', { name: 'Sync', exact: true }).click();
+
+    // The back-off of the walk, counting down.
+    const countdown = page.getByTestId('retry-countdown');
+    await expect.poll(() => countdown.textContent(), { timeout: 20_000 }).toMatch(/^retrying: attempt 2 of 6 in [1-4] s$/);
+
+    // A failed file: its row unfolds (by keyboard) to plain words; Copy puts them on the clipboard.
+    const goneRow = page.locator(`[role="row"][data-file-id="${notServed.id}"]`);
+    await goneRow.waitFor({ timeout: 30_000 });
+    const toggle = goneRow.getByRole('button', { name: 'Failed: No longer offered', exact: true });
+    await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: 30_000 }).toBe('false');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    const details = page.locator(`#${await toggle.getAttribute('aria-controls')}`);
+    expect(await details.textContent()).toContain('The service no longer offers this file');
+    expect(await details.textContent()).not.toContain('/api/v1/partner');
+    await details.getByRole('button', { name: 'Copy' }).click();
+    await details.getByText('Copied to the clipboard.').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain(`File: sets/${sets[5]!.id}/${notServed.filename}`);
+    expect(copied).toContain('Problem: No longer offered.');
+    expect(copied).not.toContain(client.apiKey);
+    const corruptRow = page.locator(`[role="row"][data-file-id="${corrupt.id}"]`);
+    await expect.poll(() => corruptRow.getAttribute('data-state'), { timeout: 30_000 }).toBe('failed');
+    expect(await corruptRow.textContent()).toContain('Failed: Arrived damaged');
+
+    // Transfers in flight: pinned on top with their own speed while finished rows sit below.
+    const firstRows = page.locator('[role="row"][data-file-id]');
+    await expect
+      .poll(async () => (await firstRows.evaluateAll((rows) => rows.slice(0, 3).map((r) => (r as HTMLElement).dataset.fileId))).sort(), { timeout: 30_000 })
+      .toEqual(trickled.map((f) => String(f.id)).sort());
+    await expect.poll(() => firstRows.nth(0).getByTestId('file-speed').textContent()).toMatch(/^\d+(\.\d+)? (B|KB)\/s$/);
+    expect(await page.locator('[role="row"][data-state="verified"]').count()).toBeGreaterThan(0);
+    // Every set listed, only the trickled transfers left: the phase says so.
+    await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 20_000 }).toMatch(/ · sets \d+ of 200 · .* · downloading · /);
+    expect((await firstRows.evaluateAll((rows) => rows.slice(0, 3).map((r) => (r as HTMLElement).dataset.state))).every((st) => st === 'downloading')).toBe(true);
+    // Once the rate window holds only the trickles, the rate and ETA are theirs (for the screenshot).
+    await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 10_000 }).toMatch(/ · (\d+ B|\d(\.\d+)? KB)\/s · /);
+    for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
+    await page.getByRole('heading', { name: 'Files' }).scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(SHOTS_DIR, 'sync.png') });
+
+    const result = page.getByTestId('sync-result');
+    await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/^Last sync: \d+ downloaded, 0 up to date, 2 failed\./);
+    // Finishing with failures is said in the window (with counts) and by the OS.
+    await page.locator('.toast', { hasText: /finished with failures: \d+ downloaded, 0 up to date, 2 failed/ }).waitFor();
+    expect(bridge.notifications.some((n) => n.title === 'Sync finished with failures' && n.body.includes('2 file(s)'))).toBe(true);
+
+    // What the window showed, from the first progress to the end.
+    const log = (await shown()).filter((s) => s.pct !== null);
+    expect(log.length).toBeGreaterThan(10);
+    const sets0 = /sets (\d+) of (\d+)/.exec(log[0]!.text);
+    expect(sets0?.[2], log[0]!.text).toBe(String(SETS));
+    let before = { pct: 0, setsDone: 0, filesDone: 0 };
+    for (const s of log) {
+      const m = /^(\d+)% · sets (\d+) of (\d+) · .* · files (\d+) of (\d+)/.exec(s.text);
+      expect(m, s.text).not.toBeNull();
+      const now = { pct: s.pct!, setsDone: Number(m![2]), filesDone: Number(m![4]) };
+      expect(Number(m![1])).toBe(s.pct);
+      expect(Number(m![3]), s.text).toBe(SETS);
+      expect(now.pct, s.text).toBeGreaterThanOrEqual(before.pct);
+      expect(now.setsDone, s.text).toBeGreaterThanOrEqual(before.setsDone);
+      expect(now.filesDone, s.text).toBeGreaterThanOrEqual(before.filesDone);
+      before = now;
+      // Pinned: no transfer in flight below a row that is not.
+      const firstIdle = s.rowStates.findIndex((st) => !IN_FLIGHT.has(st));
+      expect(firstIdle === -1 || !s.rowStates.slice(firstIdle).some((st) => IN_FLIGHT.has(st)), s.rowStates.join(',')).toBe(true);
+    }
+    expect(log.at(-1)!.pct).toBe(100);
+    const phases = new Set(log.map((s) => /· (listing sets|retrying|downloading|checking partial downloads|writing the manifest)\b/.exec(s.text)?.[1]).filter(Boolean));
+    expect([...phases]).toEqual(expect.arrayContaining(['listing sets', 'retrying', 'downloading']));
+    const countdowns = log.map((s) => /retrying: attempt 2 of 6 in (\d) s/.exec(s.text)?.[1]).filter((v): v is string => v !== undefined).map(Number);
+    expect(new Set(countdowns).size, countdowns.join(',')).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < countdowns.length; i++) expect(countdowns[i]!).toBeLessThanOrEqual(countdowns[i - 1]!);
+
+    // The events the bridge pushed say the same.
+    expect(pushed.length).toBeGreaterThan(10);
+    expect(pushed[0]!.setsTotal).toBe(SETS);
+    for (let i = 1; i < pushed.length; i++) {
+      const [a, b] = [pushed[i - 1]!, pushed[i]!];
+      expect(b.fraction).toBeGreaterThanOrEqual(a.fraction);
+      expect(b.setsDone).toBeGreaterThanOrEqual(a.setsDone);
+      expect(b.filesDone).toBeGreaterThanOrEqual(a.filesDone);
+      expect(b.bytesDone).toBeGreaterThanOrEqual(a.bytesDone);
+      expect(b.setsTotal).toBe(SETS);
+    }
+    expect(pushed.some((p) => p.phase === 'retrying' && p.retry?.attempt === 2)).toBe(true);
+  });
+});
