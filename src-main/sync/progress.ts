@@ -126,21 +126,27 @@ export class ProgressTracker {
       filesTotal: h.filesTotal,
       fraction: h.fraction,
       bytesPerSecond: Math.round(bytesPerSecond),
-      etaSeconds: this.eta(now, bytesPerSecond, first),
+      etaSeconds: null,
       bytesRedownloaded: c.bytesRedownloaded,
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
       active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : this.fileRate(a, now) })),
     };
+    event.etaSeconds = this.eta(now, bytesPerSecond, first, event.active);
     for (const a of this.fileSamples.keys()) if (!c.active.has(a)) this.fileSamples.delete(a);
     this.emit(event);
   }
 
-  private eta(now: number, bytesPerSecond: number, first: Sample): number | null {
+  private eta(now: number, bytesPerSecond: number, first: Sample, active: ProgressEvent['active']): number | null {
     const c = this.counts;
     const h = this.high;
     if (h.fraction >= 1) return 0;
     if (c.paused || this.transferStartedAt === undefined || now - this.transferStartedAt < ETA_MIN_TRANSFER_MS || h.fraction < ETA_MIN_FRACTION) return null;
-    if (c.listed && bytesPerSecond > 0 && c.bytesTotal > c.bytesDone) return Math.round((c.bytesTotal - c.bytesDone) / bytesPerSecond);
+    if (c.listed && bytesPerSecond > 0 && c.bytesTotal > c.bytesDone) {
+      // The sync cannot end before its slowest transfer at that file's own rate: with a few slow
+      // files left, the total rate still remembers the fast ones that have finished.
+      const slowest = Math.max(0, ...active.filter((a) => a.bytesPerSecond > 0).map((a) => (a.sizeBytes - a.bytesDone) / a.bytesPerSecond));
+      return Math.round(Math.max((c.bytesTotal - c.bytesDone) / bytesPerSecond, slowest));
+    }
     // While listing (or with no bytes left): how fast the fraction itself moved over the window.
     const perSecond = (h.fraction - first.fraction) / ((now - first.t) / 1000);
     return perSecond > 0 ? Math.round((1 - h.fraction) / perSecond) : null;

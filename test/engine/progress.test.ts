@@ -41,6 +41,38 @@ describe('ProgressTracker', () => {
     tracker.stop();
   });
 
+  it('ETA is never shorter than the slowest transfer needs at its own rate', () => {
+    let t = 1_000_000;
+    const clock = { now: () => t, sleep: async () => undefined };
+    const events: ProgressEvent[] = [];
+    const acc = new Accounting();
+    acc.setsExpected = 1;
+    const tracker = new ProgressTracker(acc, (e) => events.push(e as ProgressEvent), 10_000, 10_000, clock);
+    tracker.start();
+    acc.fileQueued(10_000_000);
+    acc.fileQueued(100_000);
+    acc.listed = true;
+    const fast = newActiveTransfer(1, 'sets/1/fast', 10_000_000);
+    const slow = newActiveTransfer(1, 'sets/1/slow', 100_000);
+    acc.active.add(fast);
+    acc.active.add(slow);
+    for (let i = 1; i <= 4; i++) {
+      t += 1000; // the fast file arrives in 4 s; the slow one trickles 1 kB/s
+      void acc.received(fast, 2_500_000);
+      void acc.received(slow, 1000);
+      tracker.update();
+    }
+    acc.transferEnded(fast, true);
+    t += 1000;
+    void acc.received(slow, 1000);
+    tracker.update();
+    const e = events.at(-1)!;
+    // 95 kB left: the total rate (~2 MB/s over the window) would say 0 s; the slow file says ~95 s.
+    expect(e.active.map((a) => a.path)).toEqual(['sets/1/slow']);
+    expect(e.etaSeconds).toBeGreaterThanOrEqual(90);
+    tracker.stop();
+  });
+
   it('never lowers a done count when a download starts over; the bytes received again are counted apart', () => {
     const events: ProgressEvent[] = [];
     const acc = new Accounting();
