@@ -45,7 +45,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     notify: deps.notify,
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
   });
-  const datasets = new Datasets({ settings: deps.settings, connection, syncs });
+  const datasets = new Datasets({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const syncAll = new SyncAll({ settings: deps.settings, syncs, emit: deps.emit });
   let closing: Promise<void> | null = null;

@@ -7,7 +7,7 @@ import { useSettings } from '../../src-renderer/stores/settings';
 import type { SettingsView } from '../../src-shared/ipc-contract';
 import { FakeRendererApi, ok } from './fake-api';
 
-const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
+const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, bwlimitBytesPerSecond: null, collections: {} };
 
 beforeEach(() => {
   useSettings.setState({ settings: SETTINGS, error: null });

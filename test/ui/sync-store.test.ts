@@ -105,9 +105,9 @@ describe('sync store', () => {
   });
 
   it('takes the running state from sync:state', () => {
-    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: true, startedAt: '2025-01-01T00:00:00Z', lastSummary: null });
+    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: true, startedAt: '2025-01-01T00:00:00Z', paused: false, lowSpace: null, verifying: false, lastSummary: null });
     expect(useSync.getState().byCollection[7]?.running).toBe(true);
-    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: false, startedAt: null, lastSummary: summary() });
+    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: false, startedAt: null, paused: false, lowSpace: null, verifying: false, lastSummary: summary() });
     expect(useSync.getState().byCollection[7]).toMatchObject({ running: false, lastSummary: { filesDownloaded: 2 } });
   });
 });
