@@ -33,7 +33,7 @@ export function parseBwlimitMegabytes(typed: string): { ok: true; bytesPerSecond
   const text = typed.trim();
   if (text === '' || /^0+([.,]0*)?$/.test(text)) return { ok: true, bytesPerSecond: null };
   const shown = `"${text.slice(0, 20)}"`;
-  if (!/^-?\d+([.,]\d+)?$/.test(text)) return { ok: false, problem: `must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got ${shown}.` };
+  if (!/^-?(\d+([.,]\d*)?|[.,]\d+)$/.test(text)) return { ok: false, problem: `must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got ${shown}.` };
   const megabytes = Number(text.replace(',', '.'));
   if (megabytes < 0) return { ok: false, problem: `cannot be negative, got ${shown}: use empty or 0 for no limit.` };
   const bytesPerSecond = Math.round(megabytes * 1_000_000);

@@ -2,7 +2,7 @@
 // record is on disk in main; this store only folds the batched `sync:events` into rows and an
 // aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
+import type { IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
@@ -29,6 +29,8 @@ export interface AggregateProgress {
   setsDone?: number;
   setsTotal?: number;
   phase?: SyncPhase;
+  /** The engine says nothing is received now (ProgressEvent.paused). */
+  paused?: boolean;
 }
 
 export interface SetTally {
@@ -45,6 +47,12 @@ const FINISHED_STATES: ReadonlySet<FileState> = new Set(['verified', 'up_to_date
 export interface CollectionSyncView {
   running: boolean;
   startedAt: string | null;
+  /** Held by Pause (or by the low-space question): main's word, from sync:state. */
+  paused: boolean;
+  /** The bytes still to download outgrew the free space: the sync waits for "download anyway" or Cancel. */
+  lowSpace: SyncRunState['lowSpace'];
+  /** A verify runs in main (from whichever window started it): no sync may start. */
+  verifying: boolean;
   full: boolean;
   /** In the order files were first reported; `indexById` finds a row in O(1). */
   rows: FileRow[];
@@ -60,6 +68,10 @@ interface VerifyEntry {
   running: boolean;
   report: VerifyReport | null;
   error: IpcError | null;
+  /** The running verify's latest progress (verify:progress). */
+  progress?: VerifyProgress | null;
+  /** The last verify was cancelled (no report: it would describe part of the dataset). */
+  cancelled?: boolean;
 }
 
 interface SyncStore {
@@ -78,6 +90,12 @@ interface SyncStore {
   /** Downloads again what the last verify found missing or changed; shows like a sync. */
   repair(collectionId: number): Promise<void>;
   cancel(collectionId: number): Promise<void>;
+  /** Holds the running sync; partial files and the walk's place are kept. */
+  pause(collectionId: number): Promise<void>;
+  /** Goes on after Pause, or after the low-space question ("download anyway"). */
+  resume(collectionId: number): Promise<void>;
+  cancelVerify(collectionId: number): Promise<void>;
+  applyVerifyProgress(progress: VerifyProgress): void;
   refreshState(collectionId: number): Promise<void>;
   loadHistory(collectionId: number): Promise<void>;
   runVerify(collectionId: number): Promise<void>;
@@ -95,6 +113,9 @@ export function emptySyncView(): CollectionSyncView {
   return {
     running: false,
     startedAt: null,
+    paused: false,
+    lowSpace: null,
+    verifying: false,
     full: false,
     rows: [],
     indexById: new Map(),
@@ -145,7 +166,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
     switch (event.type) {
       case 'start':
         // A new run replaces the previous run's rows; the previous summary stays until this one ends.
-        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), full: event.full, lastSummary: next.lastSummary };
+        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), paused: next.paused, lowSpace: next.lowSpace, full: event.full, lastSummary: next.lastSummary };
         rows = [];
         indexById = new Map();
         rowsCopied = true;
@@ -188,6 +209,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           setsDone: event.setsDone,
           setsTotal: event.setsTotal,
           phase: event.phase,
+          paused: event.paused,
         };
         // Per-file byte counts between state changes arrive only here.
         for (const active of event.active) {
@@ -285,6 +307,9 @@ export const useSync = create<SyncStore>((set, get) => {
         ...current,
         running: state.running,
         startedAt: state.startedAt,
+        paused: state.paused,
+        lowSpace: state.lowSpace,
+        verifying: state.verifying,
         lastSummary: state.lastSummary ?? current.lastSummary,
       });
     },
@@ -301,6 +326,33 @@ export const useSync = create<SyncStore>((set, get) => {
       const result = await invoke('sync:cancel', { collectionId });
       if (result.ok) get().applyRunState(result.value);
       else setActionError(collectionId, result.error);
+    },
+
+    async pause(collectionId) {
+      const result = await invoke('sync:pause', { collectionId });
+      if (result.ok) get().applyRunState(result.value);
+      else setActionError(collectionId, result.error);
+    },
+
+    async resume(collectionId) {
+      const result = await invoke('sync:resume', { collectionId });
+      if (result.ok) get().applyRunState(result.value);
+      else setActionError(collectionId, result.error);
+    },
+
+    async cancelVerify(collectionId) {
+      const result = await invoke('verify:cancel', { collectionId });
+      if (result.ok) get().applyRunState(result.value);
+      else setActionError(collectionId, result.error);
+    },
+
+    applyVerifyProgress(progress) {
+      set((s) => {
+        const entry = s.verify[progress.collectionId];
+        // Late pushes after the verify answered are not a verify in progress.
+        if (!entry?.running) return {};
+        return { verify: { ...s.verify, [progress.collectionId]: { ...entry, progress } } };
+      });
     },
 
     async refreshState(collectionId) {
@@ -336,12 +388,17 @@ export const useSync = create<SyncStore>((set, get) => {
     },
 
     async runVerify(collectionId) {
-      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: true, report: s.verify[collectionId]?.report ?? null, error: null } } }));
+      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: true, report: s.verify[collectionId]?.report ?? null, error: null, progress: null } } }));
       const result = await invoke('verify:run', { collectionId });
+      const cancelled = !result.ok && result.error.kind === 'cancelled';
       set((s) => ({
         verify: {
           ...s.verify,
-          [collectionId]: result.ok ? { running: false, report: result.value, error: null } : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
+          [collectionId]: result.ok
+            ? { running: false, report: result.value, error: null }
+            : cancelled
+              ? { running: false, report: null, error: null, cancelled: true }
+              : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
         },
       }));
     },
