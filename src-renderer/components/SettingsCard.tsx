@@ -65,9 +65,9 @@ export function SettingsCard() {
               if (parsed.ok) void update({ bwlimitBytesPerSecond: parsed.bytesPerSecond });
             }}
           />
-          <span className="muted" id="bwlimit-hint">
+          <small className="muted" id="bwlimit-hint">
             Total download rate of a sync; empty or 0 = no limit. Applies from the next sync.
-          </span>
+          </small>
           {bwlimitProblem && (
             <span className="error" role="alert">
               {bwlimitProblem}

@@ -11,9 +11,12 @@ export function VerifyProgressView({ progress }: { progress: VerifyProgress | nu
     );
   }
   const { filesChecked, filesTotal, bytesChecked, bytesTotal, bytesPerSecond } = progress;
+  const pct = bytesTotal > 0 ? Math.floor((bytesChecked / bytesTotal) * 100) : 100;
   return (
     <div className="verify-progress">
-      <progress max={Math.max(1, bytesTotal)} value={bytesChecked} aria-label="Verify progress" />
+      <div className="progress-bar" role="progressbar" aria-label="Verify progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+        <span style={{ width: `${pct}%` }} />
+      </div>
       <p className="muted" role="status" data-testid="verify-progress">
         Verifying: {filesChecked} of {filesTotal} files · {formatBytes(bytesChecked)} of {formatBytes(bytesTotal)} · {formatRate(bytesPerSecond)}
       </p>

@@ -28,6 +28,9 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const dest = useDatasetFolder(collectionId);
   const syncButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
+  const verifyButton = useRef<HTMLButtonElement>(null);
+  const cancelVerifyButton = useRef<HTMLButtonElement>(null);
+  const verifyRunning = verify?.running === true;
 
   // Per folder: a newly chosen folder loads its own runs.
   useEffect(() => {
@@ -41,6 +44,13 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
     if (view.running && (lost || document.activeElement === syncButton.current)) cancelButton.current?.focus();
     if (!view.running && (lost || document.activeElement === cancelButton.current)) syncButton.current?.focus();
   }, [view.running]);
+
+  // The same for Verify: it disables itself, so focus goes to Cancel verify, and back when it ends.
+  useEffect(() => {
+    const lost = document.activeElement === document.body || document.activeElement === null;
+    if (verifyRunning && (lost || document.activeElement === verifyButton.current)) cancelVerifyButton.current?.focus();
+    if (!verifyRunning && (lost || document.activeElement === cancelVerifyButton.current)) verifyButton.current?.focus();
+  }, [verifyRunning]);
 
   // After a restart no run was watched: the Files table shows the last run's files from disk.
   const fromDisk = view.rows.length === 0 && !view.running;
@@ -81,11 +91,11 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
               Cancel
             </button>
           )}
-          <button type="button" onClick={() => void runVerify(collectionId)} disabled={view.running || !dest || verifying} title={view.running ? 'A sync is running: Verify is available when it ends' : undefined}>
+          <button ref={verifyButton} type="button" onClick={() => void runVerify(collectionId)} disabled={view.running || !dest || verifying} title={view.running ? 'A sync is running: Verify is available when it ends' : undefined}>
             {verifying ? 'Verifying…' : 'Verify'}
           </button>
           {verify?.running && (
-            <button type="button" className="danger" onClick={() => void cancelVerify(collectionId)}>
+            <button ref={cancelVerifyButton} type="button" className="danger" onClick={() => void cancelVerify(collectionId)}>
               Cancel verify
             </button>
           )}

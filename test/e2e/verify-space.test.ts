@@ -85,10 +85,14 @@ describe('verify in the app', () => {
     await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/problems found$/);
     const verifiedLine = await page.getByTestId('card-verified').textContent();
 
-    // Cancel: the verify stops, nothing is reported or recorded, Sync is available again.
-    await verify.click();
-    await page.getByRole('button', { name: 'Cancel verify' }).click();
+    // Cancel (by keyboard, focus following the action): the verify stops, nothing is reported or
+    // recorded, Sync is available again.
+    await verify.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel verify');
+    await page.keyboard.press('Enter');
     await page.getByTestId('verify-cancelled').waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Verify');
     expect(await report.count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Cancel verify' }).count()).toBe(0);
     expect(await sync.isDisabled()).toBe(false);
