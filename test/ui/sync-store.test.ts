@@ -41,7 +41,7 @@ describe('sync store', () => {
     view = reduceSyncEvents(view, [
       { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'x', bytesDone: 600, sizeBytes: 1000, bytesPerSecond: 0 }] },
     ]);
-    expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, fraction: 0, setsDone: 0, setsTotal: 1, phase: 'downloading' });
+    expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, fraction: 0, setsDone: 0, setsTotal: 1, phase: 'downloading', paused: false });
     expect(view.rows[0]?.bytesDone).toBe(600);
   });
 
