@@ -240,9 +240,18 @@ export class SyncController {
   }
 
   /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
-  async cancel(ref: CollectionRef): Promise<SyncRunState> {
+  cancel(ref: CollectionRef): Promise<SyncRunState> {
+    return this.stop(ref, 'sync');
+  }
+
+  /** Stops the running verify (it only reads: nothing to undo) and waits for it to settle. */
+  cancelVerify(ref: CollectionRef): Promise<SyncRunState> {
+    return this.stop(ref, 'verify');
+  }
+
+  private async stop(ref: CollectionRef, kind: Running['kind']): Promise<SyncRunState> {
     const run = this.running.get(keyOf(ref));
-    if (run?.kind === 'sync') {
+    if (run?.kind === kind) {
       run.abort.abort();
       await run.done;
     }
@@ -266,15 +275,6 @@ export class SyncController {
     }
   }
 
-  /** Stops the running verify (it only reads: nothing to undo) and waits for it to settle. */
-  async cancelVerify(ref: CollectionRef): Promise<SyncRunState> {
-    const run = this.running.get(keyOf(ref));
-    if (run?.kind === 'verify') {
-      run.abort.abort();
-      await run.done;
-    }
-    return this.snapshot(ref);
-  }
 
   /** On quit, or when an account's key is forgotten: cancel its syncs and verifies (all without an account) and wait until they have settled. */
   async cancelAll(accountId?: string): Promise<void> {

@@ -278,6 +278,13 @@ export const useSync = create<SyncStore>((set, get) => {
     else setActionError(collectionId, result.error);
   };
 
+  /** Cancel, pause, resume, cancel verify: main answers the run state, shown as is; a failure next to the buttons. */
+  const control = async (collectionId: number, channel: 'sync:cancel' | 'sync:pause' | 'sync:resume' | 'verify:cancel') => {
+    const result = await invoke(channel, { collectionId });
+    if (result.ok) get().applyRunState(result.value);
+    else setActionError(collectionId, result.error);
+  };
+
   return {
     byCollection: {},
     history: {},
@@ -322,29 +329,10 @@ export const useSync = create<SyncStore>((set, get) => {
       await begin(collectionId, 'repair', () => invoke('sync:repair', { collectionId }));
     },
 
-    async cancel(collectionId) {
-      const result = await invoke('sync:cancel', { collectionId });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
-    },
-
-    async pause(collectionId) {
-      const result = await invoke('sync:pause', { collectionId });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
-    },
-
-    async resume(collectionId) {
-      const result = await invoke('sync:resume', { collectionId });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
-    },
-
-    async cancelVerify(collectionId) {
-      const result = await invoke('verify:cancel', { collectionId });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
-    },
+    cancel: (collectionId) => control(collectionId, 'sync:cancel'),
+    pause: (collectionId) => control(collectionId, 'sync:pause'),
+    resume: (collectionId) => control(collectionId, 'sync:resume'),
+    cancelVerify: (collectionId) => control(collectionId, 'verify:cancel'),
 
     applyVerifyProgress(progress) {
       set((s) => {

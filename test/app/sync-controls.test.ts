@@ -14,6 +14,7 @@ import type { SyncEvent, VerifyReport } from '../../src-shared/sync-events';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import { until } from '../support/until';
+import { setPageRequests } from '../support/walk-requests';
 
 const KiB = 1024;
 const FILES = 8; // 4 sets x 2 slots x 128 KiB = 1 MiB
@@ -70,12 +71,6 @@ const events = (from: number): SyncEvent[] =>
 const states = (from: number): SyncRunState[] => emitted.slice(from).flatMap((e) => (e.channel === 'sync:state' ? [e.payload as SyncRunState] : []));
 const ended = (from: number) => states(from).some((s) => !s.running && s.lastSummary !== null && !s.verifying);
 
-async function setPageRequests(): Promise<number> {
-  const stats = await service.admin.stats();
-  return Object.entries(stats.byRoute)
-    .filter(([route]) => /^GET .*\/sets$/.test(route))
-    .reduce((n, [, c]) => n + c, 0);
-}
 
 describe('pause, resume and the bandwidth limit', () => {
   it('pause holds the sync (slowed by the limit setting), resume finishes it with one walk', async () => {
@@ -95,7 +90,7 @@ describe('pause, resume and the bandwidth limit', () => {
     await until('the sync to end', () => ended(from));
     const summary = states(from).at(-1)!.lastSummary!;
     expect(summary).toMatchObject({ exitCode: 0, filesDownloaded: FILES, bytesDownloaded: TOTAL });
-    expect(await setPageRequests()).toBe(1);
+    expect(await setPageRequests(service.admin)).toBe(1);
     await value('settings:update', { bwlimitBytesPerSecond: null });
   });
 });

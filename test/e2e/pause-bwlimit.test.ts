@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { setPageRequests } from '../support/walk-requests';
 
 const MiB = 1024 * 1024;
 const SETS = 8;
@@ -66,12 +67,6 @@ async function bytesOnDisk(dest: string): Promise<number> {
   return total;
 }
 
-async function setPageRequests(): Promise<number> {
-  const stats = await app.service.admin.stats();
-  return Object.entries(stats.byRoute)
-    .filter(([route]) => /^GET .*\/sets$/.test(route))
-    .reduce((n, [, c]) => n + c, 0);
-}
 
 async function lastRun(): Promise<SyncSummary> {
   const history = await app.bridge.services.handlers['sync:history']({ collectionId });
@@ -146,6 +141,6 @@ describe('bandwidth limit and pause from the app', () => {
     expect((await lastRun()).bytesDownloaded).toBe(TOTAL);
     await expectEveryFileVerified(folder);
     // One walk of the accepted sets, not a second one after Resume.
-    expect(await setPageRequests()).toBe(1);
+    expect(await setPageRequests(app.service.admin)).toBe(1);
   });
 });
