@@ -114,6 +114,8 @@ export interface DatasetCard {
   /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
   filesOnDisk: number | null;
   bytesOnDisk: number | null;
+  /** Sets with files in manifest.csv; null when it is unreadable. */
+  setsOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;
   lastVerified: { at: string; ok: boolean } | null;
@@ -147,7 +149,8 @@ export const coreArgSchemas = {
   'dataset:showInFolder': collectionRef,
   'dataset:showConsents': collectionRef,
   'dataset:card': collectionRef,
-  'sync:start': args({ collectionId, full: bool().optional() }),
+  // spaceConfirmed: the window already asked whether to sync although it would not fit (the run does not ask again).
+  'sync:start': args({ collectionId, full: bool().optional(), spaceConfirmed: bool().optional() }),
   'sync:repair': collectionRef,
   'sync:cancel': collectionRef,
   'sync:pause': collectionRef,

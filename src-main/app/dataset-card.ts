@@ -135,6 +135,7 @@ export async function readDatasetCard(dataset: { dest: string; consentsDir?: str
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
     filesOnDisk: read ? entries.length : null,
     bytesOnDisk: read ? entries.reduce((n, e) => n + e.sizeBytes, 0) : null,
+    setsOnDisk: read ? new Set(entries.map((e) => e.setId)).size : null,
     freeBytes: free,
     lastVerified: notes.lastVerified ?? null,
     lastChanges: notes.lastChanges ?? null,

@@ -118,7 +118,7 @@ export class SyncController {
    * Starts a sync (or, with `repair`, a repair: verify, then fetch again what is missing or
    * changed) in the background and returns at once; throws busy / not_connected / no_folder.
    */
-  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean } = {}): Promise<SyncRunState> {
+  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean; spaceConfirmed?: boolean } = {}): Promise<SyncRunState> {
     const { collectionId } = ref;
     if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
     const dataset = this.deps.settings.collectionDataset(ref.accountId, collectionId);
@@ -145,6 +145,7 @@ export class SyncController {
     if (settings.bwlimitBytesPerSecond !== null) options.bwlimitBytesPerSecond = settings.bwlimitBytesPerSecond;
 
     const run = this.newRun('sync', abort);
+    run.spaceAnswered = opts.spaceConfirmed === true;
     this.running.set(keyOf(ref), run);
     run.done = this.execute(ref, run, options, opts.repair ? this.runRepair : this.runSync);
     const state = this.snapshot(ref);

@@ -60,7 +60,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'dataset:card': ({ collectionId }) => datasets.card(collectionId),
-    'sync:start': ({ collectionId, full }) => syncs.start(datasets.ref(collectionId), full === undefined ? {} : { full }),
+    'sync:start': ({ collectionId, full, spaceConfirmed }) => syncs.start(datasets.ref(collectionId), { full: full ?? false, spaceConfirmed: spaceConfirmed ?? false }),
     'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
     'sync:pause': async ({ collectionId }) => syncs.pause(datasets.ref(collectionId)),

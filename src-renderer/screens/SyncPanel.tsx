@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { emptySyncView, useSync, type FileRow } from '../stores/sync';
 import type { FileState } from '../../src-shared/sync-events';
 import { DatasetCardView } from '../components/DatasetCardView';
@@ -10,7 +10,8 @@ import { TransferTable } from '../components/TransferTable';
 import { SyncHistory } from '../components/SyncHistory';
 import { VerifyReportView } from '../components/VerifyReportView';
 import { VerifyProgressView } from '../components/VerifyProgressView';
-import { LowSpaceDialog } from '../components/LowSpaceDialog';
+import { estimateToDownload, LowSpaceDialog, WontFitDialog } from '../components/LowSpaceDialog';
+import { useCollections } from '../stores/collections';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -25,6 +26,14 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const { start, cancel, pause, resume, loadHistory, runVerify, cancelVerify, repair } = useSync.getState();
   // No sync starts while the dataset is being verified (here or from another window).
   const verifying = verify?.running === true || view.verifying;
+  const acceptedSets = useCollections((s) => s.details[collectionId]?.detail?.sets.accepted);
+  const estimate = useMemo(() => estimateToDownload(card, acceptedSets), [card, acceptedSets]);
+  // Sync (or Full rescan) asked first because it would not fit; holds which one.
+  const [asking, setAsking] = useState<{ full: boolean } | null>(null);
+  const requestSync = (full: boolean) => {
+    if (estimate && card?.freeBytes != null && estimate.bytes > card.freeBytes) setAsking({ full });
+    else void start(collectionId, full);
+  };
   const dest = useDatasetFolder(collectionId);
   const syncButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
@@ -71,13 +80,13 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
             ref={syncButton}
             type="button"
             className="primary big"
-            onClick={() => void start(collectionId)}
+            onClick={() => requestSync(false)}
             disabled={view.running || !dest || verifying}
             title={verifying ? 'The dataset is being verified: Sync is available when it ends' : undefined}
           >
             {view.running ? 'Syncing…' : 'Sync'}
           </button>
-          <button type="button" onClick={() => void start(collectionId, true)} disabled={view.running || !dest || verifying} title="Walk every accepted set, not only changes since the last sync">
+          <button type="button" onClick={() => requestSync(true)} disabled={view.running || !dest || verifying} title="Walk every accepted set, not only changes since the last sync">
             Full rescan
           </button>
           {view.running && (
@@ -106,6 +115,17 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
           <p className="tone-warn" role="status" data-testid="sync-paused">
             Paused{view.lowSpace ? ': not enough disk space' : ''}. Nothing is downloaded meanwhile; partial files are kept and Resume goes on where it stopped.
           </p>
+        )}
+        {asking && estimate && card?.freeBytes != null && (
+          <WontFitDialog
+            estimate={estimate}
+            freeBytes={card.freeBytes}
+            onCancel={() => setAsking(null)}
+            onSync={() => {
+              setAsking(null);
+              void start(collectionId, asking.full, true);
+            }}
+          />
         )}
         {view.running && view.lowSpace && (
           <LowSpaceDialog shortfall={view.lowSpace} onContinue={() => void resume(collectionId)} onCancel={() => void cancel(collectionId)} />

@@ -86,7 +86,8 @@ interface SyncStore {
   runKind: Record<number, 'sync' | 'repair'>;
   applyEvents(collectionId: number, events: SyncEvent[]): void;
   applyRunState(state: SyncRunState): void;
-  start(collectionId: number, full?: boolean): Promise<void>;
+  /** `spaceConfirmed`: the user already chose to sync although it would not fit (the run does not ask again). */
+  start(collectionId: number, full?: boolean, spaceConfirmed?: boolean): Promise<void>;
   /** Downloads again what the last verify found missing or changed; shows like a sync. */
   repair(collectionId: number): Promise<void>;
   cancel(collectionId: number): Promise<void>;
@@ -321,8 +322,8 @@ export const useSync = create<SyncStore>((set, get) => {
       });
     },
 
-    async start(collectionId, full = false) {
-      await begin(collectionId, 'sync', () => invoke('sync:start', { collectionId, full }));
+    async start(collectionId, full = false, spaceConfirmed = false) {
+      await begin(collectionId, 'sync', () => invoke('sync:start', { collectionId, full, ...(spaceConfirmed ? { spaceConfirmed } : {}) }));
     },
 
     async repair(collectionId) {

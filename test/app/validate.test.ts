@@ -86,6 +86,7 @@ const cases: Array<[string, unknown, RegExp]> = [
   ['settings:update', null, /Expected an object/],
   ['sync:start', { collectionId: 1, full: 'true' }, /"full" must be true or false/],
   ['sync:start', { collectionId: 1, dest: '/tmp' }, /Unexpected field "dest"/],
+  ['sync:start', { collectionId: 1, spaceConfirmed: 1 }, /"spaceConfirmed" must be true or false/],
   ['app:openExternal', {}, /Missing field "url"/],
   ['app:openExternal', { url: 5 }, /"url" must be a string/],
   ['app:openExternal', { url: 'file:///etc/passwd' }, /Only https/],

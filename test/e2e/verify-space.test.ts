@@ -2,7 +2,8 @@
 // Verify shows its progress (files, bytes, rate), keeps Sync disabled while it runs, can be
 // cancelled, and its report still offers Repair; a sync whose bytes to download exceed the free
 // space of its disk (a real 100 MiB tmpfs: mounting one needs root, the test is skipped with the
-// reason elsewhere) is held and asks, in the window, whether to go on.
+// reason elsewhere) is held and asks, in the window, whether to go on, and once a set is on disk
+// Sync asks before it starts.
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
@@ -102,7 +103,7 @@ describe('verify in the app', () => {
 });
 
 describe('a sync that would not fit', () => {
-  it('is held with a question in the window: Cancel sync stops it, Download anyway goes on until the disk is full', { timeout: 240_000 }, async (ctx) => {
+  it('is held with a question while it runs, and asked before it starts once the card can estimate it', { timeout: 240_000 }, async (ctx) => {
     const small = join(app.root, 'small');
     await fs.mkdir(small, { recursive: true });
     try {
@@ -112,10 +113,16 @@ describe('a sync that would not fit', () => {
       ctx.skip(`mount -t tmpfs refused (a real small disk needs root): ${String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim()}`);
     }
     const dest = join(small, 'ds');
+    // One transfer at a time at 10 MB/s: room to cancel once the first file is on disk, before the second fills it.
+    app.bridge.services.settings.update({ concurrency: 1, bwlimitBytesPerSecond: 10_000_000 });
     await openWithNewFolder(dest);
     const question = page.getByRole('dialog', { name: 'Not enough disk space' });
+    const sync = page.getByRole('button', { name: 'Sync', exact: true });
+    const result = page.getByTestId('sync-result');
+    const cancelled = 'Cancelled. Partial downloads are kept; the next Sync resumes them.';
 
-    await page.getByRole('button', { name: 'Sync', exact: true }).click();
+    // Nothing on disk yet, so nothing to estimate: the running sync is held once what it listed exceeds the free space.
+    await sync.click();
     await question.waitFor({ timeout: 30_000 });
     expect(await question.textContent()).toMatch(/This sync still has [\d.]+ MB to download, but only [\d.]+ MB is free on the dataset's disk\. The sync is paused\./);
     // Focus in the dialog, on the safe answer.
@@ -126,16 +133,34 @@ describe('a sync that would not fit', () => {
     await sleep(1500);
     expect(await bytesUnder(dest)).toBe(held); // held: nothing more is written
     expect(held).toBeLessThan(100 * MiB);
-
     await question.getByRole('button', { name: 'Cancel sync' }).click();
-    await expect.poll(() => page.getByTestId('sync-result').textContent(), { timeout: 30_000 }).toBe('Cancelled. Partial downloads are kept; the next Sync resumes them.');
+    await expect.poll(() => result.textContent(), { timeout: 30_000 }).toBe(cancelled);
     expect(await question.count()).toBe(0);
 
-    // Asked again on the next sync; "Download anyway" goes on, and the full disk ends it with the reason.
-    await page.getByRole('button', { name: 'Sync', exact: true }).click();
+    // Asked again on the next sync; "Download anyway" goes on (cancelled here once one file is verified).
+    await sync.click();
     await question.waitFor({ timeout: 30_000 });
     await question.getByRole('button', { name: 'Download anyway' }).click();
-    await expect.poll(() => page.getByTestId('sync-result').textContent(), { timeout: 60_000 }).toMatch(/^Sync stopped: .*(ENOSPC|disk|space)/i);
+    await expect.poll(() => bytesUnder(join(dest, 'sets')), { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(FILE_SIZE);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expect.poll(() => result.textContent(), { timeout: 30_000 }).toBe(cancelled);
+
+    // A set is on disk now: the card estimates the next sync (the other accepted sets at that
+    // size), and Sync asks before anything starts.
+    await expect.poll(() => page.getByTestId('card-to-download').textContent()).toMatch(/^about [\d.]+ MB \(7 new accepted sets, estimated\) — this will not fit/);
+    await sync.click();
+    await question.waitFor();
+    expect(await question.textContent()).toMatch(/This sync will download about [\d.]+ MB \(7 new accepted sets at the average size of those on disk\), but only [\d.]+ MB is free/);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Don't sync");
+    expect(app.bridge.services.syncs.runningCollections()).toEqual([]); // nothing started
+    await question.getByRole('button', { name: "Don't sync" }).click();
+    expect(await question.count()).toBe(0);
+    expect(app.bridge.services.syncs.runningCollections()).toEqual([]);
+
+    // "Sync anyway": the run is not asked again, and the full disk ends it with the reason.
+    await sync.click();
+    await question.getByRole('button', { name: 'Sync anyway' }).click();
+    await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/^Sync stopped: .*(ENOSPC|disk|space)/i);
     expect(await question.count()).toBe(0);
   });
 });
