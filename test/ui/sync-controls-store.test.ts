@@ -7,6 +7,7 @@ import { emptySyncView, reduceSyncEvents, useSync } from '../../src-renderer/sto
 import type { SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { ProgressEvent } from '../../src-shared/sync-events';
 import { FakeRendererApi, ok } from './fake-api';
+import { estimateToDownload } from '../../src-renderer/components/LowSpaceDialog';
 
 const STATE: SyncRunState = { accountId: 'a', collectionId: 7, running: true, startedAt: '2025-01-01T00:00:00Z', paused: false, lowSpace: null, verifying: false, lastSummary: null };
 const PROGRESS: ProgressEvent = {
@@ -17,6 +18,16 @@ const VERIFY: VerifyProgress = { accountId: 'a', collectionId: 7, filesChecked: 
 
 beforeEach(() => useSync.setState({ byCollection: {}, history: {}, verify: {}, actionError: {} }));
 afterEach(() => setRendererApi(null));
+
+describe('the estimate before a sync', () => {
+  it('is the accepted sets not on disk at the average size of those on disk; none without a set on disk', () => {
+    expect(estimateToDownload({ setsOnDisk: 2, bytesOnDisk: 3000 }, 10)).toEqual({ bytes: 12_000, newSets: 8 });
+    expect(estimateToDownload({ setsOnDisk: 12, bytesOnDisk: 3000 }, 10)).toEqual({ bytes: 0, newSets: 0 }); // sets left "accepted"
+    expect(estimateToDownload({ setsOnDisk: 0, bytesOnDisk: 0 }, 10)).toBeNull();
+    expect(estimateToDownload({ setsOnDisk: null, bytesOnDisk: null }, 10)).toBeNull();
+    expect(estimateToDownload({ setsOnDisk: 2, bytesOnDisk: 3000 }, undefined)).toBeNull();
+  });
+});
 
 describe('sync store: pause, low space, verify', () => {
   it('keeps paused and the low-space question from sync:state, and paused from progress events', () => {
