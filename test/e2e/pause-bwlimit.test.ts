@@ -3,7 +3,6 @@
 // the sync panel stops the bytes on disk (the panel and the header say Paused) until Resume,
 // which finishes without walking the sets again (the service's own request counts say so).
 import { execFile } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { setPageRequests } from '../support/walk-requests';
+import { bytesUnder, openSyncTabWithFolder } from './sync-tab';
 
 const MiB = 1024 * 1024;
 const SETS = 8;
@@ -46,26 +46,11 @@ const run = promisify(execFile);
 /** A fresh folder for the main collection, the Sync tab open. */
 async function openWithNewFolder(name: string): Promise<void> {
   folder = join(app.root, name);
-  await page.reload(); // back on the collections list
-  await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
-  await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(folder);
-  await page.getByRole('tab', { name: 'Sync' }).click();
+  await openSyncTabWithFolder(page, app.bridge.url, collectionId, folder);
 }
 
-/** What transfers have written: part files and media under sets/. */
-async function bytesOnDisk(dest: string): Promise<number> {
-  let total = 0;
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.name !== 'set.json' && (full.includes('/.dataset-sync/partial/') || full.includes('/sets/'))) total += (await fs.stat(full)).size;
-    }
-  };
-  await walk(dest);
-  return total;
-}
+/** What transfers have written: part files and media under sets/ (not the state, saved now and then). */
+const bytesOnDisk = (dest: string) => bytesUnder(dest, (p) => !p.endsWith('/set.json') && (p.includes('/.dataset-sync/partial/') || p.includes('/sets/')));
 
 
 async function lastRun(): Promise<SyncSummary> {

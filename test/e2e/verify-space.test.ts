@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { bytesUnder, openSyncTabWithFolder } from './sync-tab';
 
 const MiB = 1024 * 1024;
 const FILES = 8; // 8 sets of one 64 MiB file: long enough a verify to watch and cancel
@@ -41,21 +42,7 @@ afterAll(async () => {
 
 async function openWithNewFolder(dest: string): Promise<void> {
   folder = dest;
-  await page.goto(app.bridge.url);
-  await page.reload(); // the collections list, whatever was open
-  await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
-  await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(folder);
-  await page.getByRole('tab', { name: 'Sync' }).click();
-}
-
-/** Bytes of every file under `dir`. */
-async function bytesUnder(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
-    if (entry.isFile()) total += (await fs.stat(join(entry.parentPath, entry.name))).size;
-  }
-  return total;
+  await openSyncTabWithFolder(page, app.bridge.url, collectionId, folder);
 }
 
 describe('verify in the app', () => {
