@@ -26,9 +26,13 @@ function useBridgeEvents() {
       }),
       subscribe('sync:state', (state) => {
         if (!isActiveAccount(state.accountId)) return;
+        const wasRunning = useSync.getState().byCollection[state.collectionId]?.running === true;
         useSync.getState().applyRunState(state);
         // A run ended: the list's "Last sync" line changes, whichever screen is open.
-        if (!state.running && useCollections.getState().list !== null) void useCollections.getState().loadList();
+        if (wasRunning && !state.running && useCollections.getState().list !== null) void useCollections.getState().loadList();
+      }),
+      subscribe('verify:progress', (progress) => {
+        if (isActiveAccount(progress.accountId)) useSync.getState().applyVerifyProgress(progress);
       }),
       subscribe('notice', (notice) => useNotices.getState().push(notice)),
     ];

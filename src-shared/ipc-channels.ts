@@ -22,9 +22,12 @@ export const CORE_INVOKE_CHANNELS = [
   'sync:start',
   'sync:repair',
   'sync:cancel',
+  'sync:pause',
+  'sync:resume',
   'sync:state',
   'sync:history',
   'verify:run',
+  'verify:cancel',
   'app:openExternal',
   'autosync:next',
   'sync:all',
@@ -58,7 +61,7 @@ export const RECRUITER_INVOKE_CHANNELS = [
 /** Every invoke channel: what main registers and the preload exposes. */
 export const INVOKE_CHANNELS = [...CORE_INVOKE_CHANNELS, ...RECRUITER_INVOKE_CHANNELS] as const;
 
-export const EVENT_CHANNELS = ['sync:events', 'sync:state', 'notice'] as const satisfies ReadonlyArray<EventChannel>;
+export const EVENT_CHANNELS = ['sync:events', 'sync:state', 'verify:progress', 'notice'] as const satisfies ReadonlyArray<EventChannel>;
 
 // Exhaustiveness: every contract channel must be listed (the reverse is ensured by `satisfies`).
 type Missing<All, Listed> = Exclude<All, Listed>;

@@ -31,6 +31,7 @@ export type IpcErrorKind =
   | 'busy' // e.g. a sync of this collection is already running
   | 'no_folder' // no dataset folder chosen for the collection
   | 'keychain' // the secret store failed
+  | 'cancelled' // the user stopped it (e.g. a verify)
   | 'internal';
 
 export interface IpcError {
@@ -63,7 +64,29 @@ export interface SyncRunState {
   collectionId: number;
   running: boolean;
   startedAt: string | null;
+  /** The running sync is held (sync:pause, or waiting for the low-space question): connections and partial files are kept. */
+  paused: boolean;
+  /**
+   * Set while the sync is held because the bytes it still has to download exceed the free space
+   * on the dataset's disk; sync:resume answers "download anyway", sync:cancel "stop".
+   */
+  lowSpace: { bytesToDownload: number; freeBytes: number } | null;
+  /** A verify of the dataset runs: no sync of it may start. */
+  verifying: boolean;
   lastSummary: SyncSummary | null;
+}
+
+/** How far a verify is (at most 4 a second, and a last one when it ends). */
+export interface VerifyProgress {
+  accountId: string;
+  collectionId: number;
+  filesChecked: number;
+  filesTotal: number;
+  /** Sizes (from the manifest) of the files checked so far, missing ones included. */
+  bytesChecked: number;
+  bytesTotal: number;
+  /** Bytes read and hashed per second since the verify started. */
+  bytesPerSecond: number;
 }
 
 /** One file of the last run as the Files table lists it when no run has been watched since the app started. */
@@ -91,6 +114,8 @@ export interface DatasetCard {
   /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
   filesOnDisk: number | null;
   bytesOnDisk: number | null;
+  /** Sets with files in manifest.csv; null when it is unreadable. */
+  setsOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;
   lastVerified: { at: string; ok: boolean } | null;
@@ -124,12 +149,16 @@ export const coreArgSchemas = {
   'dataset:showInFolder': collectionRef,
   'dataset:showConsents': collectionRef,
   'dataset:card': collectionRef,
-  'sync:start': args({ collectionId, full: bool().optional() }),
+  // spaceConfirmed: the window already asked whether to sync although it would not fit (the run does not ask again).
+  'sync:start': args({ collectionId, full: bool().optional(), spaceConfirmed: bool().optional() }),
   'sync:repair': collectionRef,
   'sync:cancel': collectionRef,
+  'sync:pause': collectionRef,
+  'sync:resume': collectionRef,
   'sync:state': collectionRef,
   'sync:history': collectionRef,
   'verify:run': collectionRef,
+  'verify:cancel': collectionRef,
   'app:openExternal': args({ url: text(2048) }),
   'autosync:next': noArgument(),
   'sync:all': noArgument(),
@@ -164,9 +193,16 @@ export interface CoreResults {
   'sync:repair': SyncRunState;
   /** Stops the running sync; partial downloads are kept and resumed by the next one. */
   'sync:cancel': SyncRunState;
+  /** Holds the running sync: nothing is received, connections' state and partial files are kept; no-op when none runs. */
+  'sync:pause': SyncRunState;
+  /** Lets a held sync go on where it stopped (no second walk of the sets); also "download anyway" after the low-space question. */
+  'sync:resume': SyncRunState;
   'sync:state': SyncRunState;
   'sync:history': SyncSummary[];
+  /** Re-hashes the dataset, pushing verify:progress; fails with kind "cancelled" when verify:cancel stops it. */
   'verify:run': VerifyReport;
+  /** Stops the running verify (nothing on disk changes); no-op when none runs. */
+  'verify:cancel': SyncRunState;
   /** Opens an https URL in the system browser; anything else is refused. */
   'app:openExternal': null;
   /** Auto-sync's interval and next round; null when it is off. */
@@ -189,6 +225,7 @@ export type InvokeChannel = keyof InvokeChannels;
 export interface EventChannels {
   'sync:events': { accountId: string; collectionId: number; events: SyncEvent[] };
   'sync:state': SyncRunState;
+  'verify:progress': VerifyProgress;
   'notice': { level: 'info' | 'warning' | 'error'; message: string };
 }
 export type EventChannel = keyof EventChannels;

@@ -15,6 +15,34 @@ export const autoSyncMinutesSchema = z.union([z.null(), integer(15, 60, autoSync
   error: (iss) => `must be ${autoSyncRule}, got ${typeof iss.input === 'number' ? String(iss.input) : typeof iss.input}.`,
 });
 
+/**
+ * The app's bandwidth limit in bytes per second (the engine's bwlimitBytesPerSecond): null or
+ * absent = no limit. Shown in MB/s (decimal, like every size in the window); 10 kB/s to 10 GB/s.
+ */
+export const BWLIMIT = { min: 10_000, max: 10_000_000_000 } as const;
+const bwlimitRule = 'null (no limit) or an integer number of bytes per second from 10000 to 10000000000';
+export const bwlimitSchema = z.union([z.null(), integer(BWLIMIT.min, BWLIMIT.max, bwlimitRule)], {
+  error: (iss) => `must be ${bwlimitRule}, got ${typeof iss.input === 'number' ? String(iss.input) : typeof iss.input}.`,
+});
+
+/**
+ * What the Settings field accepts: MB/s with a decimal point or comma ("2", "0.5", "2,5");
+ * empty or 0 = no limit. Answers the bytes per second (null = no limit) or why it is refused.
+ */
+export function parseBwlimitMegabytes(typed: string): { ok: true; bytesPerSecond: number | null } | { ok: false; problem: string } {
+  const text = typed.trim();
+  if (text === '' || /^0+([.,]0*)?$/.test(text)) return { ok: true, bytesPerSecond: null };
+  const shown = `"${text.slice(0, 20)}"`;
+  if (!/^-?(\d+([.,]\d*)?|[.,]\d+)$/.test(text)) return { ok: false, problem: `must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got ${shown}.` };
+  const megabytes = Number(text.replace(',', '.'));
+  if (megabytes < 0) return { ok: false, problem: `cannot be negative, got ${shown}: use empty or 0 for no limit.` };
+  const bytesPerSecond = Math.round(megabytes * 1_000_000);
+  if (bytesPerSecond < BWLIMIT.min || bytesPerSecond > BWLIMIT.max) {
+    return { ok: false, problem: `must be from ${BWLIMIT.min / 1_000_000} to ${BWLIMIT.max / 1_000_000} MB/s (empty or 0 for no limit), got ${shown}.` };
+  }
+  return { ok: true, bytesPerSecond };
+}
+
 export const accountIdSchema = matching(64, /^[A-Za-z0-9_-]{1,64}$/, 'an account id (letters, digits, _ and -)');
 
 /**
@@ -47,6 +75,8 @@ export const storedSettingsSchema = z.strictObject({
   concurrency: concurrencySchema,
   autoSyncMinutes: autoSyncMinutesSchema,
   excludeGold: bool(),
+  /** Absent in files written before it existed: no limit (no settings version change needed). */
+  bwlimitBytesPerSecond: bwlimitSchema.optional(),
   /** Dataset folders by account id, then collection id: a folder belongs to one service and one collection. */
   datasets: z.record(accountIdSchema, z.record(collectionKey, collectionDatasetSchema)),
 });
@@ -64,7 +94,7 @@ export const SETTINGS_DEFAULTS: StoredSettings = {
 };
 
 /** What the window may change directly (settings:update). */
-export const settingsPatchSchema = storedSettingsSchema.pick({ concurrency: true, autoSyncMinutes: true, excludeGold: true }).partial();
+export const settingsPatchSchema = storedSettingsSchema.pick({ concurrency: true, autoSyncMinutes: true, excludeGold: true, bwlimitBytesPerSecond: true }).partial();
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
 
 /** What the window sees: every account, and the dataset folders of the active one. */
@@ -74,6 +104,8 @@ export interface SettingsView {
   concurrency: number;
   autoSyncMinutes: number | null;
   excludeGold: boolean;
+  /** Total download rate cap of a sync in bytes per second; null = no limit. Applies from the next sync. */
+  bwlimitBytesPerSecond: number | null;
   /** The active account's dataset folders, keyed by collection id. */
   collections: Record<string, CollectionDatasetSettings>;
 }

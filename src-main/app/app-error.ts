@@ -5,7 +5,8 @@ export type AppErrorKind =
   | 'busy' // a sync or verify of this collection is running
   | 'no_folder' // no dataset folder chosen for the collection
   | 'base_url' // an address this connection may not use
-  | 'refused'; // a request the app will not carry out (e.g. a non-https link)
+  | 'refused' // a request the app will not carry out (e.g. a non-https link)
+  | 'cancelled'; // the user stopped it (a verify)
 
 export class AppError extends Error {
   constructor(

@@ -97,7 +97,8 @@ export async function recordChanges(dest: string, before: ReadonlySet<number>, s
   });
 }
 
-async function freeBytes(dest: string): Promise<number | null> {
+/** Free space on the disk that holds `dest` (or would hold it); null when it cannot be read. */
+export async function readFreeBytes(dest: string): Promise<number | null> {
   // The folder may not exist before the first sync: ask its nearest existing parent.
   for (let dir = dest; ; dir = path.dirname(dir)) {
     try {
@@ -126,7 +127,7 @@ function lastRunFiles(entries: ManifestEntry[], last: SyncSummary | null): { fil
 
 export async function readDatasetCard(dataset: { dest: string; consentsDir?: string }, last: SyncSummary | null): Promise<DatasetCard> {
   const { dest } = dataset;
-  const [read, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), freeBytes(dest)]);
+  const [read, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), readFreeBytes(dest)]);
   const entries = read ?? [];
   const { files, truncated } = lastRunFiles(entries, last);
   return {
@@ -134,6 +135,7 @@ export async function readDatasetCard(dataset: { dest: string; consentsDir?: str
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
     filesOnDisk: read ? entries.length : null,
     bytesOnDisk: read ? entries.reduce((n, e) => n + e.sizeBytes, 0) : null,
+    setsOnDisk: read ? new Set(entries.map((e) => e.setId)).size : null,
     freeBytes: free,
     lastVerified: notes.lastVerified ?? null,
     lastChanges: notes.lastChanges ?? null,

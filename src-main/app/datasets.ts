@@ -7,17 +7,22 @@ import type { SettingsStore } from '../settings/settings-store';
 import { readHistory } from '../sync/history';
 import { verifyDataset } from '../sync/verify';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
 import { readDatasetCard, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import type { ConnectionManager } from './connection';
-import type { CollectionRef, SyncController } from './sync-controller';
+import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
 export interface DatasetsDeps {
   settings: SettingsStore;
   connection: ConnectionManager;
   syncs: SyncController;
+  emit: Emit;
 }
+
+/** verify:progress at most this often (and once at the end). */
+const VERIFY_PROGRESS_MS = 250;
 
 /** Consent signer names are personal data: they never leave main. */
 export function stripSignerNames(page: SetsPage): SetsPage {
@@ -96,11 +101,38 @@ export class Datasets {
     return readHistory(this.folder(collectionId).dest);
   }
 
-  /** Re-hashes the dataset while no sync of it may start; the card remembers when. */
+  /**
+   * Re-hashes the dataset while no sync of it may start, pushing verify:progress; the card
+   * remembers when. Cancelled (syncs.cancelVerify): AppError 'cancelled', nothing recorded.
+   */
   verify(collectionId: number): Promise<VerifyReport> {
     const { dest } = this.folder(collectionId);
-    return this.deps.syncs.exclusive(this.ref(collectionId), async () => {
-      const report = await verifyDataset(dest);
+    const ref = this.ref(collectionId);
+    return this.deps.syncs.exclusive(ref, async (signal) => {
+      const startedAt = performance.now();
+      let shownAt = -Infinity;
+      const onProgress = (filesChecked: number, filesTotal: number, step: { bytesChecked: number; bytesTotal: number; bytesHashed: number }) => {
+        const now = performance.now();
+        if (filesChecked < filesTotal && now - shownAt < VERIFY_PROGRESS_MS) return;
+        shownAt = now;
+        const seconds = (now - startedAt) / 1000;
+        const progress: VerifyProgress = {
+          ...ref,
+          filesChecked,
+          filesTotal,
+          bytesChecked: step.bytesChecked,
+          bytesTotal: step.bytesTotal,
+          bytesPerSecond: seconds > 0 ? Math.round(step.bytesHashed / seconds) : 0,
+        };
+        this.deps.emit('verify:progress', progress);
+      };
+      let report: VerifyReport;
+      try {
+        report = await verifyDataset(dest, onProgress, signal);
+      } catch (e) {
+        if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
+        throw e;
+      }
       await recordVerified(dest, report.missing.length === 0 && report.changed.length === 0);
       return report;
     });

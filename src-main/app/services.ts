@@ -20,6 +20,8 @@ export interface AppServicesDeps {
   emit: Emit;
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
+  /** Free space on a dataset folder's disk (default: statfs); a test seam for the low-space question. */
+  readFreeBytes?: (dest: string) => Promise<number | null>;
 }
 
 export interface AppServices {
@@ -44,8 +46,9 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     emit: deps.emit,
     notify: deps.notify,
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
+    ...(deps.readFreeBytes ? { readFreeBytes: deps.readFreeBytes } : {}),
   });
-  const datasets = new Datasets({ settings: deps.settings, connection, syncs });
+  const datasets = new Datasets({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const syncAll = new SyncAll({ settings: deps.settings, syncs, emit: deps.emit });
   let closing: Promise<void> | null = null;

@@ -1,18 +1,22 @@
-// Runs syncs for the app: at most one per (account, collection), cancellable, with the
-// engine's event stream batched for IPC and a notification when new files arrived or a sync
-// failed. Collections are named by account too: two services may both have a collection 1.
+// Runs syncs for the app: at most one per (account, collection), cancellable and pausable (a
+// pause gate per run: connections and partial files are kept, resume goes on without walking
+// the sets again), with the engine's event stream batched for IPC and a notification when new
+// files arrived or a sync failed. A sync whose bytes still to download outgrow the free space
+// is held and the window asks before it goes on. Collections are named by account too: two
+// services may both have a collection 1.
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
-import { runSync as engineRunSync } from '../sync/engine';
+import { createPauseGate, runSync as engineRunSync, type ControllablePauseGate, type PauseGate } from '../sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { recordChanges, setIdsOnDisk } from './dataset-card';
+import { readFreeBytes, recordChanges, setIdsOnDisk } from './dataset-card';
+import { SpaceCheck, type Shortfall } from './space-check';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 
-type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void) => Promise<SyncSummary>;
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate }) => Promise<SyncSummary>;
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
@@ -25,6 +29,8 @@ export interface SyncControllerDeps {
   /** Verify, then download again what is missing or changed (extra files are kept). */
   runRepair?: SyncJob;
   readHistory?: (dest: string) => Promise<SyncSummary[]>;
+  /** Free space on a folder's disk (default: statfs); null when unknown, which never holds a sync. */
+  readFreeBytes?: (dest: string) => Promise<number | null>;
   batchIntervalMs?: number;
 }
 
@@ -41,6 +47,11 @@ interface Running {
   startedAt: string;
   abort: AbortController;
   done: Promise<void>;
+  /** Syncs only: what pause and resume close and open. */
+  gate: ControllablePauseGate;
+  /** Held because it would not fit; cleared by resume (the answer "download anyway", asked once per run). */
+  lowSpace: Shortfall | null;
+  spaceAnswered: boolean;
 }
 
 export class SyncController {
@@ -49,11 +60,13 @@ export class SyncController {
   private readonly runSync: SyncJob;
   private readonly runRepair: SyncJob;
   private readonly readHistory;
+  private readonly readFreeBytes;
 
   constructor(private readonly deps: SyncControllerDeps) {
     this.runSync = deps.runSync ?? engineRunSync;
-    this.runRepair = deps.runRepair ?? engineRunRepair;
+    this.runRepair = deps.runRepair ?? ((options, onEvent, engineDeps) => engineRunRepair(options, onEvent, undefined, engineDeps));
     this.readHistory = deps.readHistory ?? engineReadHistory;
+    this.readFreeBytes = deps.readFreeBytes ?? readFreeBytes;
   }
 
   isBusy(ref: CollectionRef): boolean {
@@ -89,6 +102,9 @@ export class SyncController {
       collectionId: ref.collectionId,
       running: run?.kind === 'sync',
       startedAt: run?.kind === 'sync' ? run.startedAt : null,
+      paused: run?.kind === 'sync' && run.gate.paused,
+      lowSpace: run?.kind === 'sync' ? run.lowSpace : null,
+      verifying: run?.kind === 'verify',
       lastSummary: this.lastSummaries.get(keyOf(ref)) ?? null,
     };
   }
@@ -102,7 +118,7 @@ export class SyncController {
    * Starts a sync (or, with `repair`, a repair: verify, then fetch again what is missing or
    * changed) in the background and returns at once; throws busy / not_connected / no_folder.
    */
-  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean } = {}): Promise<SyncRunState> {
+  async start(ref: CollectionRef, opts: { full?: boolean; repair?: boolean; spaceConfirmed?: boolean } = {}): Promise<SyncRunState> {
     const { collectionId } = ref;
     if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
     const dataset = this.deps.settings.collectionDataset(ref.accountId, collectionId);
@@ -125,25 +141,40 @@ export class SyncController {
       signal: abort.signal,
     };
     if (dataset.consentsDir) options.consentsDir = dataset.consentsDir;
+    // Read at each start: a changed limit applies from the next sync.
+    if (settings.bwlimitBytesPerSecond !== null) options.bwlimitBytesPerSecond = settings.bwlimitBytesPerSecond;
 
-    const run: Running = { kind: 'sync', startedAt: new Date().toISOString(), abort, done: Promise.resolve() };
+    const run = this.newRun('sync', abort);
+    run.spaceAnswered = opts.spaceConfirmed === true;
     this.running.set(keyOf(ref), run);
-    run.done = this.execute(ref, options, opts.repair ? this.runRepair : this.runSync);
+    run.done = this.execute(ref, run, options, opts.repair ? this.runRepair : this.runSync);
     const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
   }
 
-  private async execute(ref: CollectionRef, options: SyncOptions, job: SyncJob): Promise<void> {
+  private newRun(kind: Running['kind'], abort: AbortController): Running {
+    return { kind, startedAt: new Date().toISOString(), abort, done: Promise.resolve(), gate: createPauseGate(), lowSpace: null, spaceAnswered: false };
+  }
+
+  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = `collection ${collectionId}`;
     const setsBefore = await setIdsOnDisk(options.dest).catch(() => new Set<number>());
+    const space = new SpaceCheck(() => this.readFreeBytes(options.dest));
+    await space.prime();
     try {
-      const summary = await job(options, (event) => {
-        if (event.type === 'collection') title = `"${event.title}"`;
-        batcher.push(event);
-      });
+      const summary = await job(
+        options,
+        (event) => {
+          if (event.type === 'collection') title = `"${event.title}"`;
+          batcher.push(event);
+          const shortfall = run.spaceAnswered || run.lowSpace ? null : space.observe(event);
+          if (shortfall) this.holdForSpace(ref, run, shortfall, title);
+        },
+        { gate: run.gate },
+      );
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
       await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
@@ -158,6 +189,14 @@ export class SyncController {
       this.running.delete(keyOf(ref));
       this.deps.emit('sync:state', this.snapshot(ref));
     }
+  }
+
+  /** Synchronous inside the engine's event: the queue does not start the file that did not fit. */
+  private holdForSpace(ref: CollectionRef, run: Running, shortfall: Shortfall, title: string): void {
+    run.gate.pause();
+    run.lowSpace = shortfall;
+    this.deps.emit('sync:state', this.snapshot(ref));
+    this.deps.notify('Sync paused: not enough disk space', `The sync of ${title} needs more space than is free; open it to go on or cancel.`);
   }
 
   private notifyOutcome(summary: SyncSummary, title: string): void {
@@ -179,35 +218,70 @@ export class SyncController {
     return this.running.get(keyOf(ref))?.done ?? Promise.resolve();
   }
 
-  /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
-  async cancel(ref: CollectionRef): Promise<SyncRunState> {
+  /** Holds the running sync (nothing is received; partial files and the walk's place are kept). */
+  pause(ref: CollectionRef): SyncRunState {
     const run = this.running.get(keyOf(ref));
-    if (run?.kind === 'sync') {
+    if (run?.kind === 'sync' && !run.gate.paused) {
+      run.gate.pause();
+      this.deps.emit('sync:state', this.snapshot(ref));
+    }
+    return this.snapshot(ref);
+  }
+
+  /** Lets a held sync go on; after the low-space question this is the answer "download anyway". */
+  resume(ref: CollectionRef): SyncRunState {
+    const run = this.running.get(keyOf(ref));
+    if (run?.kind === 'sync' && run.gate.paused) {
+      if (run.lowSpace) run.spaceAnswered = true;
+      run.lowSpace = null;
+      run.gate.resume();
+      this.deps.emit('sync:state', this.snapshot(ref));
+    }
+    return this.snapshot(ref);
+  }
+
+  /** Aborts the running sync and waits for it to settle; partial downloads stay for resume. */
+  cancel(ref: CollectionRef): Promise<SyncRunState> {
+    return this.stop(ref, 'sync');
+  }
+
+  /** Stops the running verify (it only reads: nothing to undo) and waits for it to settle. */
+  cancelVerify(ref: CollectionRef): Promise<SyncRunState> {
+    return this.stop(ref, 'verify');
+  }
+
+  private async stop(ref: CollectionRef, kind: Running['kind']): Promise<SyncRunState> {
+    const run = this.running.get(keyOf(ref));
+    if (run?.kind === kind) {
       run.abort.abort();
       await run.done;
     }
     return this.snapshot(ref);
   }
 
-  /** Runs `work` (e.g. verify) while no sync of the collection may start; busy if one runs. */
-  async exclusive<T>(ref: CollectionRef, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` (a verify) while no sync of the collection may start; busy if one runs. `signal`: cancelVerify. */
+  async exclusive<T>(ref: CollectionRef, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
     let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    this.running.set(keyOf(ref), { kind: 'verify', startedAt: new Date().toISOString(), abort: new AbortController(), done });
+    const run = this.newRun('verify', new AbortController());
+    run.done = new Promise<void>((resolve) => (release = resolve));
+    this.running.set(keyOf(ref), run);
+    this.deps.emit('sync:state', this.snapshot(ref));
     try {
-      return await work();
+      return await work(run.abort.signal);
     } finally {
       this.running.delete(keyOf(ref));
       release();
+      this.deps.emit('sync:state', this.snapshot(ref));
     }
   }
 
-  /** On quit, or when an account's key is forgotten: cancel its syncs (all without an account) and wait until they have settled. */
+
+  /** On quit, or when an account's key is forgotten: cancel its syncs and verifies (all without an account) and wait until they have settled. */
   async cancelAll(accountId?: string): Promise<void> {
     const prefix = accountId === undefined ? '' : `${accountId}/`;
     const runs = [...this.running.entries()].filter(([key]) => key.startsWith(prefix)).map(([, run]) => run);
-    for (const run of runs) if (run.kind === 'sync') run.abort.abort();
+    for (const run of runs) run.abort.abort();
     await Promise.all(runs.map((r) => r.done));
   }
 }

@@ -60,12 +60,15 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'dataset:card': ({ collectionId }) => datasets.card(collectionId),
-    'sync:start': ({ collectionId, full }) => syncs.start(datasets.ref(collectionId), full === undefined ? {} : { full }),
+    'sync:start': ({ collectionId, full, spaceConfirmed }) => syncs.start(datasets.ref(collectionId), { full: full ?? false, spaceConfirmed: spaceConfirmed ?? false }),
     'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
+    'sync:pause': async ({ collectionId }) => syncs.pause(datasets.ref(collectionId)),
+    'sync:resume': async ({ collectionId }) => syncs.resume(datasets.ref(collectionId)),
     'sync:state': ({ collectionId }) => syncs.state(datasets.ref(collectionId)),
     'sync:history': ({ collectionId }) => datasets.history(collectionId),
     'verify:run': ({ collectionId }) => datasets.verify(collectionId),
+    'verify:cancel': ({ collectionId }) => syncs.cancelVerify(datasets.ref(collectionId)),
     'app:openExternal': async ({ url }) => {
       await shell.openExternal(checkExternalUrl(url));
       return null;

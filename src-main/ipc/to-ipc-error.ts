@@ -33,6 +33,7 @@ const APP_KIND_TO_IPC: Record<AppErrorKind, IpcErrorKind> = {
   no_folder: 'no_folder',
   base_url: 'base_url',
   refused: 'invalid_argument',
+  cancelled: 'cancelled',
 };
 
 export function redact(message: string, secrets: readonly string[]): string {

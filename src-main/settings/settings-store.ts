@@ -74,6 +74,7 @@ export function wrapConf(conf: ConfLike): SettingsStore {
       concurrency: conf.get('concurrency'),
       autoSyncMinutes: conf.get('autoSyncMinutes'),
       excludeGold: conf.get('excludeGold'),
+      bwlimitBytesPerSecond: conf.get('bwlimitBytesPerSecond') ?? null,
       collections: active ? datasets(active.id) : {},
     };
   };
@@ -92,6 +93,7 @@ export function wrapConf(conf: ConfLike): SettingsStore {
       if (patch.concurrency !== undefined) values.concurrency = patch.concurrency;
       if (patch.autoSyncMinutes !== undefined) values.autoSyncMinutes = patch.autoSyncMinutes;
       if (patch.excludeGold !== undefined) values.excludeGold = patch.excludeGold;
+      if (patch.bwlimitBytesPerSecond !== undefined) values.bwlimitBytesPerSecond = patch.bwlimitBytesPerSecond;
       if (Object.keys(values).length > 0) write(values);
       return view();
     },

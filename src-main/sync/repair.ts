@@ -4,7 +4,7 @@
 // verify and never deleted.
 import path from 'node:path';
 import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import { runSync } from './engine';
+import { runSync, type EngineDeps } from './engine';
 import { verifyDataset } from './verify';
 
 /**
@@ -12,7 +12,7 @@ import { verifyDataset } from './verify';
  * changed files again. The summary is the sync's (a lock held by another sync is its `locked`
  * fatal error; another service or collection than the folder's is `config`).
  */
-export async function runRepair(options: SyncOptions, onEvent: (e: SyncEvent) => void, report?: VerifyReport): Promise<SyncSummary> {
+export async function runRepair(options: SyncOptions, onEvent: (e: SyncEvent) => void, report?: VerifyReport, deps: EngineDeps = {}): Promise<SyncSummary> {
   const verified = report ?? (await verifyDataset(path.resolve(options.dest)));
-  return runSync({ ...options, repair: { files: [...verified.missing, ...verified.changed] } }, onEvent);
+  return runSync({ ...options, repair: { files: [...verified.missing, ...verified.changed] } }, onEvent, deps);
 }

@@ -55,14 +55,29 @@ async function listSetFiles(dest: string): Promise<string[]> {
   return out;
 }
 
-export async function verifyDataset(dest: string, onProgress?: (checked: number, total: number) => void): Promise<VerifyReport> {
+/** Where a verify is, after each file: counts and manifest sizes of the files checked (missing ones included). */
+export interface VerifyStep {
+  bytesChecked: number;
+  bytesTotal: number;
+  /** Bytes actually read and hashed so far (the report's bytesHashed). */
+  bytesHashed: number;
+}
+
+/**
+ * `signal`: aborting stops before the next file (the promise rejects with the signal's reason);
+ * verify only reads, so nothing is left half-done.
+ */
+export async function verifyDataset(dest: string, onProgress?: (checked: number, total: number, step: VerifyStep) => void, signal?: AbortSignal): Promise<VerifyReport> {
   const root = path.resolve(dest);
   const text = await readRegularFile(path.join(root, 'manifest.csv'));
   const rows = parseManifest(text);
+  const step: VerifyStep = { bytesChecked: 0, bytesTotal: rows.reduce((n, r) => n + r.sizeBytes, 0), bytesHashed: 0 };
   const report: VerifyReport = { dest: root, filesChecked: 0, ok: 0, missing: [], changed: [], extra: [], bytesHashed: 0 };
   const listed = new Set<string>();
   const realFolders = new Map<string, boolean>();
   for (const row of rows) {
+    signal?.throwIfAborted();
+    step.bytesChecked += row.sizeBytes;
     listed.add(row.path);
     // The manifest is a local file a user could edit: never follow a path out of DEST.
     const abs = path.resolve(root, row.path);
@@ -83,7 +98,8 @@ export async function verifyDataset(dest: string, onProgress?: (checked: number,
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') report.missing.push(row.path);
       else report.changed.push(row.path);
     }
-    onProgress?.(report.filesChecked, rows.length);
+    step.bytesHashed = report.bytesHashed;
+    onProgress?.(report.filesChecked, rows.length, step);
   }
   for (const f of await listSetFiles(root)) if (!listed.has(f)) report.extra.push(f);
   return report;

@@ -22,7 +22,7 @@ export function RowActivity({ collectionId }: { collectionId: number }) {
   if (!view?.running) return null;
   return (
     <p className="row-activity" role="status" data-testid="row-activity">
-      <span className="spinner" aria-hidden="true" /> Syncing · {activityText(view.progress)}
+      {!view.paused && <span className="spinner" aria-hidden="true" />} {view.paused ? 'Paused' : 'Syncing'} · {activityText(view.progress)}
     </p>
   );
 }
@@ -71,10 +71,12 @@ export function HeaderActivity() {
               setWorkspace('delivery');
               go({ screen: 'collection', collectionId, tab: 'sync' });
             }}
-            title={`Syncing ${title}`}
+            title={`${v.paused ? 'Paused' : 'Syncing'} ${title}`}
           >
-            <span className="spinner" aria-hidden="true" />
-            <span className="chip-text">Syncing {title}</span>
+            {!v.paused && <span className="spinner" aria-hidden="true" />}
+            <span className="chip-text">
+              {v.paused ? 'Paused' : 'Syncing'} {title}
+            </span>
             <span className="chip-pct">· {activityText(v.progress)}</span>
           </button>
         );

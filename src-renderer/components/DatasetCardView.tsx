@@ -4,6 +4,8 @@ import { useDataset } from '../stores/dataset';
 import { emptySyncView, useSync } from '../stores/sync';
 import { formatBytes, formatDateTime } from '../format';
 import { ErrorMessage } from './ErrorMessage';
+import { estimateToDownload } from './LowSpaceDialog';
+import { useCollections } from '../stores/collections';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -22,6 +24,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   const verified = useSync((s) => s.verify[collectionId]?.report);
   const [error, setError] = useState<IpcError | null>(null);
   const lastFinished = view.lastSummary?.finishedAt;
+  const acceptedSets = useCollections((s) => s.details[collectionId]?.detail?.sets.accepted);
 
   // Again when the folder changes, a run ends (its notes are written before main says it
   // stopped running) or a verify reports.
@@ -34,9 +37,11 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   if (entry?.error) return <ErrorMessage error={entry.error} summary="Could not read the dataset folder." />;
   if (!card) return <p className="muted">Reading the dataset folder…</p>;
 
-  // Only a running sync knows what is left to fetch (its totals grow as it lists sets).
+  // A running sync knows what is left to fetch (its totals grow as it lists sets); before it, the
+  // new accepted sets at the average size of those on disk are an estimate.
   const p = view.running ? view.progress : null;
-  const toDownload = p ? Math.max(0, p.bytesTotal - p.bytesDone) : null;
+  const estimate = view.running ? null : estimateToDownload(card, acceptedSets);
+  const toDownload = p ? Math.max(0, p.bytesTotal - p.bytesDone) : (estimate?.bytes ?? null);
   const wontFit = toDownload !== null && card.freeBytes !== null && toDownload > card.freeBytes;
   const changes = card.lastChanges;
 
@@ -53,7 +58,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
         <dt>Still to download</dt>
         <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
-          {toDownload === null ? 'known while a sync runs' : formatBytes(toDownload)}
+          {toDownload === null ? 'known while a sync runs' : estimate ? `about ${formatBytes(toDownload)} (${estimate.newSets} new accepted sets, estimated)` : formatBytes(toDownload)}
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { concurrencySchema } from '../../src-shared/settings';
+import { concurrencySchema, parseBwlimitMegabytes } from '../../src-shared/settings';
 import { useSettings } from '../stores/settings';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -16,6 +16,7 @@ export function SettingsCard() {
   const { load, update } = useSettings.getState();
   // The same declaration main enforces: the form says why a value is refused instead of reverting.
   const [concurrencyProblem, setConcurrencyProblem] = useState<string | null>(null);
+  const [bwlimitProblem, setBwlimitProblem] = useState<string | null>(null);
 
   useEffect(() => {
     if (!settings) void load();
@@ -45,6 +46,31 @@ export function SettingsCard() {
           {concurrencyProblem && (
             <span className="error" role="alert">
               {concurrencyProblem}
+            </span>
+          )}
+        </label>
+        <label className="field">
+          <span>Bandwidth limit (MB/s)</span>
+          <input
+            type="text"
+            inputMode="decimal"
+            placeholder="no limit"
+            aria-label="Bandwidth limit (MB/s)"
+            defaultValue={settings.bwlimitBytesPerSecond === null ? '' : String(settings.bwlimitBytesPerSecond / 1_000_000)}
+            aria-invalid={bwlimitProblem !== null}
+            aria-describedby="bwlimit-hint"
+            onChange={(e) => {
+              const parsed = parseBwlimitMegabytes(e.target.value);
+              setBwlimitProblem(parsed.ok ? null : `Bandwidth limit ${parsed.problem}`);
+              if (parsed.ok) void update({ bwlimitBytesPerSecond: parsed.bytesPerSecond });
+            }}
+          />
+          <small className="muted" id="bwlimit-hint">
+            Total download rate of a sync; empty or 0 = no limit. Applies from the next sync.
+          </small>
+          {bwlimitProblem && (
+            <span className="error" role="alert">
+              {bwlimitProblem}
             </span>
           )}
         </label>

@@ -30,8 +30,10 @@ export function Dialog({ title, onCancel, children, describedBy }: { title: stri
   );
 }
 
-export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCancel, confirmClass = 'danger' }: {
+export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCancel, confirmClass = 'danger', cancelLabel = 'Cancel' }: {
   title: string; message: string; confirmLabel: string; onConfirm: () => void; onCancel: () => void;
+  /** What the dismissing button says (Escape does the same). */
+  cancelLabel?: string;
   /** 'danger' for what cannot be undone, 'primary' for a weighty but ordinary step. */
   confirmClass?: 'danger' | 'primary';
 }) {
@@ -40,7 +42,7 @@ export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onCance
       <p id="rc-confirm-message">{message}</p>
       <div className="actions rc-dialog-actions">
         <button type="button" onClick={onCancel} autoFocus>
-          Cancel
+          {cancelLabel}
         </button>
         <button type="button" className={confirmClass} onClick={onConfirm}>
           {confirmLabel}

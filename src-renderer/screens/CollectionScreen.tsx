@@ -23,6 +23,7 @@ export function CollectionScreen({ collectionId, tab }: { collectionId: number; 
   const go = useNavigation((s) => s.go);
   const refreshState = useSync((s) => s.refreshState);
   const running = useSync((s) => s.byCollection[collectionId]?.running ?? false);
+  const paused = useSync((s) => s.byCollection[collectionId]?.paused ?? false);
   const heading = useRef<HTMLHeadingElement>(null);
   // Per collection, not per tab: arrow keys between tabs keep focus on the tabs.
   useFocusHeading(heading, collectionId);
@@ -63,7 +64,7 @@ export function CollectionScreen({ collectionId, tab }: { collectionId: number; 
         </h2>
         {running && (
           <span className="badge running" role="status">
-            Syncing…
+            {paused ? 'Paused' : 'Syncing…'}
           </span>
         )}
       </div>

@@ -18,6 +18,8 @@ export function CollectionsScreen() {
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusHeading(heading);
   const anyRunning = useSync((s) => Object.values(s.byCollection).some((v) => v.running));
+  // A dataset being verified may not be synced meanwhile: Sync all waits until no verify runs.
+  const anyVerifying = useSync((s) => Object.values(s.byCollection).some((v) => v.verifying) || Object.values(s.verify).some((v) => v.running));
   const [queued, setQueued] = useState<number | null>(null);
   const [syncAllError, setSyncAllError] = useState<IpcError | null>(null);
   const withFolder = list?.filter((c) => c.dest).length ?? 0;
@@ -42,7 +44,9 @@ export function CollectionsScreen() {
         <button type="button" onClick={() => void loadList()} disabled={loading}>
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
-        <button type="button" onClick={() => void syncAll()} disabled={anyRunning || withFolder === 0} title="Sync every collection that has a dataset folder, one after the other">
+        <button type="button" onClick={() => void syncAll()} disabled={anyRunning || anyVerifying || withFolder === 0}
+          title={anyVerifying ? 'A verify is running: Sync all is available when it ends' : 'Sync every collection that has a dataset folder, one after the other'}
+        >
           Sync all
         </button>
       </div>

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { emptySyncView, useSync, type FileRow } from '../stores/sync';
 import type { FileState } from '../../src-shared/sync-events';
 import { DatasetCardView } from '../components/DatasetCardView';
@@ -9,6 +9,9 @@ import { SyncProgress } from '../components/SyncProgress';
 import { TransferTable } from '../components/TransferTable';
 import { SyncHistory } from '../components/SyncHistory';
 import { VerifyReportView } from '../components/VerifyReportView';
+import { VerifyProgressView } from '../components/VerifyProgressView';
+import { estimateToDownload, LowSpaceDialog, WontFitDialog } from '../components/LowSpaceDialog';
+import { useCollections } from '../stores/collections';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -20,10 +23,23 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const actionError = useSync((s) => s.actionError[collectionId] ?? null);
   const verify = useSync((s) => s.verify[collectionId]);
   const repaired = useSync((s) => s.runKind[collectionId] === 'repair');
-  const { start, cancel, loadHistory, runVerify, repair } = useSync.getState();
+  const { start, cancel, pause, resume, loadHistory, runVerify, cancelVerify, repair } = useSync.getState();
+  // No sync starts while the dataset is being verified (here or from another window).
+  const verifying = verify?.running === true || view.verifying;
+  const acceptedSets = useCollections((s) => s.details[collectionId]?.detail?.sets.accepted);
+  const estimate = useMemo(() => estimateToDownload(card, acceptedSets), [card, acceptedSets]);
+  // Sync (or Full rescan) asked first because it would not fit; holds which one.
+  const [asking, setAsking] = useState<{ full: boolean } | null>(null);
+  const requestSync = (full: boolean) => {
+    if (estimate && card?.freeBytes != null && estimate.bytes > card.freeBytes) setAsking({ full });
+    else void start(collectionId, full);
+  };
   const dest = useDatasetFolder(collectionId);
   const syncButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
+  const verifyButton = useRef<HTMLButtonElement>(null);
+  const cancelVerifyButton = useRef<HTMLButtonElement>(null);
+  const verifyRunning = verify?.running === true;
 
   // Per folder: a newly chosen folder loads its own runs.
   useEffect(() => {
@@ -37,6 +53,13 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
     if (view.running && (lost || document.activeElement === syncButton.current)) cancelButton.current?.focus();
     if (!view.running && (lost || document.activeElement === cancelButton.current)) syncButton.current?.focus();
   }, [view.running]);
+
+  // The same for Verify: it disables itself, so focus goes to Cancel verify, and back when it ends.
+  useEffect(() => {
+    const lost = document.activeElement === document.body || document.activeElement === null;
+    if (verifyRunning && (lost || document.activeElement === verifyButton.current)) cancelVerifyButton.current?.focus();
+    if (!verifyRunning && (lost || document.activeElement === cancelVerifyButton.current)) verifyButton.current?.focus();
+  }, [verifyRunning]);
 
   // After a restart no run was watched: the Files table shows the last run's files from disk.
   const fromDisk = view.rows.length === 0 && !view.running;
@@ -53,23 +76,66 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         </h3>
         <DatasetFolder collectionId={collectionId} disabled={view.running} />
         <div className="sync-actions">
-          <button ref={syncButton} type="button" className="primary big" onClick={() => void start(collectionId)} disabled={view.running || !dest}>
+          <button
+            ref={syncButton}
+            type="button"
+            className="primary big"
+            onClick={() => requestSync(false)}
+            disabled={view.running || !dest || verifying}
+            title={verifying ? 'The dataset is being verified: Sync is available when it ends' : undefined}
+          >
             {view.running ? 'Syncing…' : 'Sync'}
           </button>
-          <button type="button" onClick={() => void start(collectionId, true)} disabled={view.running || !dest} title="Walk every accepted set, not only changes since the last sync">
+          <button type="button" onClick={() => requestSync(true)} disabled={view.running || !dest || verifying} title="Walk every accepted set, not only changes since the last sync">
             Full rescan
           </button>
+          {view.running && (
+            // One button whose label flips: focus stays on it (Pause becomes Resume under the keyboard).
+            <button type="button" onClick={() => void (view.paused ? resume(collectionId) : pause(collectionId))} aria-pressed={view.paused} data-testid="pause-resume">
+              {view.paused ? 'Resume' : 'Pause'}
+            </button>
+          )}
           {view.running && (
             <button ref={cancelButton} type="button" className="danger" onClick={() => void cancel(collectionId)}>
               Cancel
             </button>
           )}
-          <button type="button" onClick={() => void runVerify(collectionId)} disabled={view.running || !dest || verify?.running}>
-            {verify?.running ? 'Verifying…' : 'Verify'}
+          <button ref={verifyButton} type="button" onClick={() => void runVerify(collectionId)} disabled={view.running || !dest || verifying} title={view.running ? 'A sync is running: Verify is available when it ends' : undefined}>
+            {verifying ? 'Verifying…' : 'Verify'}
           </button>
+          {verify?.running && (
+            <button ref={cancelVerifyButton} type="button" className="danger" onClick={() => void cancelVerify(collectionId)}>
+              Cancel verify
+            </button>
+          )}
           {!dest && <span className="muted">Choose a dataset folder first.</span>}
         </div>
         {actionError && <ErrorMessage error={actionError} summary="Could not start the sync." />}
+        {view.running && view.paused && (
+          <p className="tone-warn" role="status" data-testid="sync-paused">
+            Paused{view.lowSpace ? ': not enough disk space' : ''}. Nothing is downloaded meanwhile; partial files are kept and Resume goes on where it stopped.
+          </p>
+        )}
+        {asking && estimate && card?.freeBytes != null && (
+          <WontFitDialog
+            estimate={estimate}
+            freeBytes={card.freeBytes}
+            onCancel={() => setAsking(null)}
+            onSync={() => {
+              setAsking(null);
+              void start(collectionId, asking.full, true);
+            }}
+          />
+        )}
+        {view.running && view.lowSpace && (
+          <LowSpaceDialog shortfall={view.lowSpace} onContinue={() => void resume(collectionId)} onCancel={() => void cancel(collectionId)} />
+        )}
+        {verify?.running && <VerifyProgressView progress={verify.progress ?? null} />}
+        {verify?.cancelled && (
+          <p className="muted" role="status" data-testid="verify-cancelled">
+            Verify cancelled; nothing on disk was changed.
+          </p>
+        )}
         <SyncProgress progress={view.progress} running={view.running} />
         {view.sets.discovered > 0 && (
           <p className="muted set-tally">

@@ -2,7 +2,7 @@
 // record is on disk in main; this store only folds the batched `sync:events` into rows and an
 // aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
+import type { IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
@@ -33,6 +33,8 @@ export interface AggregateProgress {
   phase?: SyncPhase;
   /** While the set list waits to be fetched again: the next attempt and whole seconds until it starts. */
   retry?: { attempt: number; of: number; inSeconds: number };
+  /** The engine says nothing is received now (ProgressEvent.paused). */
+  paused?: boolean;
 }
 
 export interface SetTally {
@@ -49,6 +51,12 @@ const FINISHED_STATES: ReadonlySet<FileState> = new Set(['verified', 'up_to_date
 export interface CollectionSyncView {
   running: boolean;
   startedAt: string | null;
+  /** Held by Pause (or by the low-space question): main's word, from sync:state. */
+  paused: boolean;
+  /** The bytes still to download outgrew the free space: the sync waits for "download anyway" or Cancel. */
+  lowSpace: SyncRunState['lowSpace'];
+  /** A verify runs in main (from whichever window started it): no sync may start. */
+  verifying: boolean;
   full: boolean;
   /** In the order files were first reported; `indexById` finds a row in O(1). */
   rows: FileRow[];
@@ -64,6 +72,10 @@ interface VerifyEntry {
   running: boolean;
   report: VerifyReport | null;
   error: IpcError | null;
+  /** The running verify's latest progress (verify:progress). */
+  progress?: VerifyProgress | null;
+  /** The last verify was cancelled (no report: it would describe part of the dataset). */
+  cancelled?: boolean;
 }
 
 interface SyncStore {
@@ -78,10 +90,17 @@ interface SyncStore {
   runKind: Record<number, 'sync' | 'repair'>;
   applyEvents(collectionId: number, events: SyncEvent[]): void;
   applyRunState(state: SyncRunState): void;
-  start(collectionId: number, full?: boolean): Promise<void>;
+  /** `spaceConfirmed`: the user already chose to sync although it would not fit (the run does not ask again). */
+  start(collectionId: number, full?: boolean, spaceConfirmed?: boolean): Promise<void>;
   /** Downloads again what the last verify found missing or changed; shows like a sync. */
   repair(collectionId: number): Promise<void>;
   cancel(collectionId: number): Promise<void>;
+  /** Holds the running sync; partial files and the walk's place are kept. */
+  pause(collectionId: number): Promise<void>;
+  /** Goes on after Pause, or after the low-space question ("download anyway"). */
+  resume(collectionId: number): Promise<void>;
+  cancelVerify(collectionId: number): Promise<void>;
+  applyVerifyProgress(progress: VerifyProgress): void;
   refreshState(collectionId: number): Promise<void>;
   loadHistory(collectionId: number): Promise<void>;
   runVerify(collectionId: number): Promise<void>;
@@ -99,6 +118,9 @@ export function emptySyncView(): CollectionSyncView {
   return {
     running: false,
     startedAt: null,
+    paused: false,
+    lowSpace: null,
+    verifying: false,
     full: false,
     rows: [],
     indexById: new Map(),
@@ -149,7 +171,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
     switch (event.type) {
       case 'start':
         // A new run replaces the previous run's rows; the previous summary stays until this one ends.
-        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), full: event.full, lastSummary: next.lastSummary };
+        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), paused: next.paused, lowSpace: next.lowSpace, full: event.full, lastSummary: next.lastSummary };
         rows = [];
         indexById = new Map();
         rowsCopied = true;
@@ -193,6 +215,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           setsTotal: event.setsTotal,
           phase: event.phase,
           ...(event.retry ? { retry: event.retry } : {}),
+          paused: event.paused,
         };
         // Per-file byte counts between state changes arrive only here.
         for (const active of event.active) {
@@ -277,6 +300,13 @@ export const useSync = create<SyncStore>((set, get) => {
     else setActionError(collectionId, result.error);
   };
 
+  /** Cancel, pause, resume, cancel verify: main answers the run state, shown as is; a failure next to the buttons. */
+  const control = async (collectionId: number, channel: 'sync:cancel' | 'sync:pause' | 'sync:resume' | 'verify:cancel') => {
+    const result = await invoke(channel, { collectionId });
+    if (result.ok) get().applyRunState(result.value);
+    else setActionError(collectionId, result.error);
+  };
+
   return {
     byCollection: {},
     history: {},
@@ -306,22 +336,33 @@ export const useSync = create<SyncStore>((set, get) => {
         ...current,
         running: state.running,
         startedAt: state.startedAt,
+        paused: state.paused,
+        lowSpace: state.lowSpace,
+        verifying: state.verifying,
         lastSummary: state.lastSummary ?? current.lastSummary,
       });
     },
 
-    async start(collectionId, full = false) {
-      await begin(collectionId, 'sync', () => invoke('sync:start', { collectionId, full }));
+    async start(collectionId, full = false, spaceConfirmed = false) {
+      await begin(collectionId, 'sync', () => invoke('sync:start', { collectionId, full, ...(spaceConfirmed ? { spaceConfirmed } : {}) }));
     },
 
     async repair(collectionId) {
       await begin(collectionId, 'repair', () => invoke('sync:repair', { collectionId }));
     },
 
-    async cancel(collectionId) {
-      const result = await invoke('sync:cancel', { collectionId });
-      if (result.ok) get().applyRunState(result.value);
-      else setActionError(collectionId, result.error);
+    cancel: (collectionId) => control(collectionId, 'sync:cancel'),
+    pause: (collectionId) => control(collectionId, 'sync:pause'),
+    resume: (collectionId) => control(collectionId, 'sync:resume'),
+    cancelVerify: (collectionId) => control(collectionId, 'verify:cancel'),
+
+    applyVerifyProgress(progress) {
+      set((s) => {
+        const entry = s.verify[progress.collectionId];
+        // Late pushes after the verify answered are not a verify in progress.
+        if (!entry?.running) return {};
+        return { verify: { ...s.verify, [progress.collectionId]: { ...entry, progress } } };
+      });
     },
 
     async refreshState(collectionId) {
@@ -357,12 +398,17 @@ export const useSync = create<SyncStore>((set, get) => {
     },
 
     async runVerify(collectionId) {
-      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: true, report: s.verify[collectionId]?.report ?? null, error: null } } }));
+      set((s) => ({ verify: { ...s.verify, [collectionId]: { running: true, report: s.verify[collectionId]?.report ?? null, error: null, progress: null } } }));
       const result = await invoke('verify:run', { collectionId });
+      const cancelled = !result.ok && result.error.kind === 'cancelled';
       set((s) => ({
         verify: {
           ...s.verify,
-          [collectionId]: result.ok ? { running: false, report: result.value, error: null } : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
+          [collectionId]: result.ok
+            ? { running: false, report: result.value, error: null }
+            : cancelled
+              ? { running: false, report: null, error: null, cancelled: true }
+              : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
         },
       }));
     },

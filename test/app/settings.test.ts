@@ -27,13 +27,14 @@ describe('settings with conf', () => {
       concurrency: 4,
       autoSyncMinutes: null,
       excludeGold: false,
+      bwlimitBytesPerSecond: null,
       collections: {},
     });
   });
 
   it('persists updates, accounts and per-account collection folders across instances', async () => {
     const first = createConfSettingsStore({ cwd: dir });
-    first.update({ concurrency: 8, autoSyncMinutes: 30, excludeGold: true });
+    first.update({ concurrency: 8, autoSyncMinutes: 30, excludeGold: true, bwlimitBytesPerSecond: 2_000_000 });
     first.saveAccount({ id: 'a1', baseUrl: PARTNER, client: { id: 3, name: 'Acme' } });
     first.saveAccount({ id: 'b2', baseUrl: OTHER, client: { id: 3, name: 'Other Acme' } });
     first.setActiveAccount('a1');
@@ -52,6 +53,7 @@ describe('settings with conf', () => {
       concurrency: 8,
       autoSyncMinutes: 30,
       excludeGold: true,
+      bwlimitBytesPerSecond: 2_000_000,
       collections: { '7': { dest: join(dir, 'data'), consentsDir: join(dir, 'consents') }, '9': { dest: join(dir, 'nine') } },
     });
     expect(second.recruiterBaseUrl()).toBe('https://service.example/api/v1/recruiter');
@@ -85,6 +87,21 @@ describe('settings with conf', () => {
     expect(() => store.update({ concurrency: 2.5 })).toThrow(SettingsError);
     expect(store.view().concurrency).toBe(4);
     expect(store.view().autoSyncMinutes).toBeNull();
+    expect(() => store.update({ bwlimitBytesPerSecond: -1 })).toThrow(/bwlimitBytesPerSecond/);
+    expect(() => store.update({ bwlimitBytesPerSecond: 1.5e4 + 0.5 })).toThrow(SettingsError);
+    expect(store.view().bwlimitBytesPerSecond).toBeNull();
+  });
+
+  it('a version-2 file written before the bandwidth limit existed means no limit; null clears a limit', async () => {
+    const before = createConfSettingsStore({ cwd: dir });
+    const written = JSON.parse(await readFile(before.path, 'utf8')) as Record<string, unknown>;
+    delete written.bwlimitBytesPerSecond;
+    await writeFile(before.path, JSON.stringify(written));
+    const store = createConfSettingsStore({ cwd: dir });
+    expect(store.view().bwlimitBytesPerSecond).toBeNull();
+    expect(store.update({ bwlimitBytesPerSecond: 2_500_000 }).bwlimitBytesPerSecond).toBe(2_500_000);
+    expect(store.update({ bwlimitBytesPerSecond: null }).bwlimitBytesPerSecond).toBeNull();
+    expect(JSON.parse(await readFile(store.path, 'utf8'))).toMatchObject({ settingsVersion: 2, bwlimitBytesPerSecond: null });
   });
 
   it('refuses relative dataset folders', () => {
@@ -125,6 +142,7 @@ describe('migration of a settings file written by version 1 (one base URL, folde
       concurrency: 8,
       autoSyncMinutes: 30,
       excludeGold: true,
+      bwlimitBytesPerSecond: null,
       collections: legacy(dir).collections,
     });
     expect(store.recruiterBaseUrl()).toBe('https://service.example/api/v1/recruiter');

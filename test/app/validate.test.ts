@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:state', 'sync:history', 'verify:run'] as const;
+const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:pause', 'sync:resume', 'sync:state', 'sync:history', 'verify:run', 'verify:cancel'] as const;
 const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 
@@ -78,9 +78,15 @@ const cases: Array<[string, unknown, RegExp]> = [
   ['settings:update', { autoSyncMinutes: 61 }, /"autoSyncMinutes"/],
   ['settings:update', { excludeGold: 'yes' }, /"excludeGold" must be true or false/],
   ['settings:update', { baseUrl: 'https://x.example' }, /Unexpected field "baseUrl"/],
+  ['settings:update', { bwlimitBytesPerSecond: -1 }, /"bwlimitBytesPerSecond" must be null \(no limit\) or an integer number of bytes per second from 10000/],
+  ['settings:update', { bwlimitBytesPerSecond: 0 }, /"bwlimitBytesPerSecond"/],
+  ['settings:update', { bwlimitBytesPerSecond: 2.5e6 + 0.5 }, /"bwlimitBytesPerSecond"/],
+  ['settings:update', { bwlimitBytesPerSecond: '2M' }, /"bwlimitBytesPerSecond" must be null \(no limit\) or an integer .*, got string\./],
+  ['settings:update', { bwlimitBytesPerSecond: 1e11 }, /"bwlimitBytesPerSecond"/],
   ['settings:update', null, /Expected an object/],
   ['sync:start', { collectionId: 1, full: 'true' }, /"full" must be true or false/],
   ['sync:start', { collectionId: 1, dest: '/tmp' }, /Unexpected field "dest"/],
+  ['sync:start', { collectionId: 1, spaceConfirmed: 1 }, /"spaceConfirmed" must be true or false/],
   ['app:openExternal', {}, /Missing field "url"/],
   ['app:openExternal', { url: 5 }, /"url" must be a string/],
   ['app:openExternal', { url: 'file:///etc/passwd' }, /Only https/],
@@ -123,5 +129,11 @@ describe('argument validation', () => {
     expect(await handlers['sync:history']({ collectionId: 3 })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
     expect(await handlers['sync:start']({ collectionId: 3 })).toMatchObject({ ok: false, error: { kind: 'no_folder' } });
     expect(await handlers['settings:update']({ concurrency: 16, autoSyncMinutes: null })).toMatchObject({ ok: true, value: { concurrency: 16, autoSyncMinutes: null } });
+    expect(await handlers['settings:update']({ bwlimitBytesPerSecond: 2_000_000 })).toMatchObject({ ok: true, value: { bwlimitBytesPerSecond: 2_000_000 } });
+    expect(await handlers['settings:update']({ bwlimitBytesPerSecond: null })).toMatchObject({ ok: true, value: { bwlimitBytesPerSecond: null } });
+    // Pause, resume and cancelling a verify with nothing running are harmless no-ops.
+    for (const channel of ['sync:pause', 'sync:resume', 'verify:cancel'] as const) {
+      expect(await handlers[channel]({ collectionId: 3 })).toMatchObject({ ok: true, value: { running: false, paused: false, verifying: false, lowSpace: null } });
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
 import { createPauseGate, runSync } from '../../src-main/sync/engine';
 import { parseBwlimit, TokenBucket } from '../../src-main/sync/rate-limit';
 import { expectDatasetMatches, FAST_TUNING, listFiles, mainCollection, tempDir, useService } from './helpers';
+import { setPageRequests } from '../support/walk-requests';
 
 const MiB = 1024 * 1024;
 const env = useService({ sets: 3, fileSize: 2 * MiB, slots: 1, seed: 31 });
@@ -23,12 +24,6 @@ async function bytesOnDisk(dest: string): Promise<number> {
   return total;
 }
 
-async function setPageRequests(): Promise<number> {
-  const stats = await env.svc.admin.stats();
-  return Object.entries(stats.byRoute)
-    .filter(([route]) => /^GET .*\/sets$/.test(route))
-    .reduce((n, [, c]) => n + c, 0);
-}
 
 describe('pause and resume', () => {
   it('receives nothing while paused (stall detection quiet), then completes without a second walk', async () => {
@@ -73,7 +68,7 @@ describe('pause and resume', () => {
       expect(summary.exitCode).toBe(0);
       // No transfer was aborted as stalled while it was paused.
       expect(events.some((e) => e.type === 'file' && e.state === 'retrying')).toBe(false);
-      expect(await setPageRequests()).toBe(1);
+      expect(await setPageRequests(env.svc.admin)).toBe(1);
       expect(summary.bytesDownloaded).toBe(6 * MiB);
       await expectDatasetMatches(env.svc, dest, env.collectionId);
     } finally {

@@ -11,7 +11,7 @@ import { useSync } from '../../src-renderer/stores/sync';
 import type { ConnectionInfo, IpcError, SettingsView } from '../../src-shared/ipc-contract';
 import { FakeRendererApi, ok } from './fake-api';
 
-const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, collections: {} };
+const SETTINGS: SettingsView = { accounts: [], activeAccountId: null, concurrency: 4, autoSyncMinutes: null, excludeGold: false, bwlimitBytesPerSecond: null, collections: {} };
 const INFO: ConnectionInfo = {
   accountId: 'acct1',
   baseUrl: 'http://127.0.0.1:1234/api/v1/partner',

@@ -41,7 +41,7 @@ describe('sync store', () => {
     view = reduceSyncEvents(view, [
       { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'x', bytesDone: 600, sizeBytes: 1000, bytesPerSecond: 0 }] },
     ]);
-    expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, fraction: 0, setsDone: 0, setsTotal: 1, phase: 'downloading' });
+    expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, fraction: 0, setsDone: 0, setsTotal: 1, phase: 'downloading', paused: false });
     expect(view.rows[0]?.bytesDone).toBe(600);
   });
 
@@ -121,9 +121,9 @@ describe('sync store', () => {
   });
 
   it('takes the running state from sync:state', () => {
-    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: true, startedAt: '2025-01-01T00:00:00Z', lastSummary: null });
+    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: true, startedAt: '2025-01-01T00:00:00Z', paused: false, lowSpace: null, verifying: false, lastSummary: null });
     expect(useSync.getState().byCollection[7]?.running).toBe(true);
-    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: false, startedAt: null, lastSummary: summary() });
+    useSync.getState().applyRunState({ accountId: 'acct1', collectionId: 7, running: false, startedAt: null, paused: false, lowSpace: null, verifying: false, lastSummary: summary() });
     expect(useSync.getState().byCollection[7]).toMatchObject({ running: false, lastSummary: { filesDownloaded: 2 } });
   });
 });
