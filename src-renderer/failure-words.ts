@@ -134,6 +134,13 @@ export function shortDetail(reason: string): string {
     .replace(/\b[a-z]{2,5}_(?:live|test)_[\w[\]-]*/gi, '[key hidden]');
 }
 
+/** A sync warning for the window: "…; retry 2" said as a retry, request paths shortened, keys hidden. */
+export function plainWarning(message: string): string {
+  const retried = /; retry (\d+)$/.exec(message);
+  const detail = shortDetail(retried ? message.slice(0, retried.index) : message);
+  return retried ? `Asked again (retry ${retried[1]}) after: ${detail}` : detail;
+}
+
 function lastSegments(path: string): string {
   const parts = path.split('/').filter(Boolean);
   return parts.length <= 2 ? path : `…/${parts.slice(-2).join('/')}`;

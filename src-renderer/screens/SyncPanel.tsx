@@ -5,6 +5,7 @@ import { DatasetCardView } from '../components/DatasetCardView';
 import { useDataset } from '../stores/dataset';
 import { DatasetFolder, useDatasetFolder } from '../components/DatasetFolder';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { plainWarning } from '../failure-words';
 import { SyncProgress } from '../components/SyncProgress';
 import { TransferTable } from '../components/TransferTable';
 import { SyncHistory } from '../components/SyncHistory';
@@ -156,10 +157,10 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         )}
         {view.warnings.length > 0 && (
           <details className="warnings">
-            <summary>{view.warnings.length} warnings</summary>
+            <summary>{view.warnings.length === 1 ? '1 warning' : `${view.warnings.length} warnings`}</summary>
             <ul>
               {view.warnings.map((w, i) => (
-                <li key={i}>{w}</li>
+                <li key={i}>{plainWarning(w)}</li>
               ))}
             </ul>
           </details>

@@ -3,7 +3,7 @@
 // misbehaves, so a change of the engine's wording shows up here, not as vague words in the app.
 import { describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/index';
-import { explainFailure, failureReport, isKnownFailure, shortDetail } from '../../src-renderer/failure-words';
+import { explainFailure, failureReport, isKnownFailure, plainWarning, shortDetail } from '../../src-renderer/failure-words';
 import { sync, tempDir, useService } from '../engine/helpers';
 
 const ctx = useService({ sets: 1, slots: 1, fileSize: 8 * 1024 });
@@ -52,5 +52,16 @@ describe('plain words for the reasons the engine gives', () => {
     expect(shortDetail('file sets/9/set_9_slot_01.mp4: SHA-256 mismatch')).toBe('SHA-256 mismatch');
     expect(shortDetail('see https://cdn.example.org/media/9/abc?sig=1 (Authorization: Bearer abc.def)')).toBe('see cdn.example.org/… (Authorization: Bearer [hidden])');
     expect(shortDetail('key dsk_live_0123456789abcdef was refused')).toBe('key [key hidden] was refused');
+  });
+
+  it('says the walk\'s warnings as retries, with the request path shortened', async () => {
+    await ctx.svc.admin.addFault({ api: 'delivery', path: '/sets$' }, { type: 'status', status: 503 }, 1);
+    const { events } = await sync(ctx.svc, await tempDir(), { tuning: { retryBaseMs: 5, maxAttempts: 3 } });
+    const warnings = events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+    expect(warnings.length).toBeGreaterThan(0);
+    const plain = plainWarning(warnings[0]!);
+    expect(plain, warnings[0]).toMatch(/^Asked again \(retry 1\) after: /);
+    expect(plain).not.toContain('/api/v1/partner');
+    expect(plain).not.toMatch(/; retry \d+$/);
   });
 });
