@@ -3,13 +3,12 @@
 // screens (header, list row, Recruiter workspace), in-app messages, auto-sync's next round,
 // and focus staying on the control that started a sync.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Bridge } from '../../scripts/web-bridge/server';
 import type { Page } from 'playwright-core';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { docScreenshot } from '../support/doc-screenshot';
 
-const SHOTS_DIR = join(process.cwd(), 'docs', 'screenshots');
 const SETS = 6;
 
 let app: BrowserApp;
@@ -20,7 +19,6 @@ let bridge: Bridge;
 let page: Page;
 
 beforeAll(async () => {
-  await mkdir(SHOTS_DIR, { recursive: true });
   app = await startBrowserApp({
     name: 'card',
     service: { seed: 11, sets: SETS, fileSize: 32 * 1024 },
@@ -73,7 +71,7 @@ describe('dataset card, per-folder history and activity', () => {
     await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/intact$/);
     for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
     await page.getByRole('heading', { name: 'Dataset on disk' }).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS_DIR, 'dataset-card.png') });
+    await docScreenshot(page, 'dataset-card');
 
     // After a reload the Files table lists the last run's files, not "No files yet".
     await page.reload();
@@ -114,7 +112,7 @@ describe('dataset card, per-folder history and activity', () => {
     await row.getByTestId('row-activity').waitFor();
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('button', { name: 'Recruiter' }).click();
     await chip.waitFor();
-    await page.screenshot({ path: join(SHOTS_DIR, 'header-activity.png') });
+    await docScreenshot(page, 'header-activity');
 
     // The chip leads back to the running sync; cancel it there.
     await chip.click();

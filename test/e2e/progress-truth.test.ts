@@ -7,14 +7,13 @@
 // with their own speed, and a failed file unfolds to plain words with a working Copy button.
 // The sync panel mid-sync is saved as docs/screenshots/sync.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ProgressEvent } from '../../src-shared/sync-events';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { recordPushedProgress } from '../support/pushed-progress';
+import { docScreenshot } from '../support/doc-screenshot';
 
-const SHOTS_DIR = join(process.cwd(), 'docs', 'screenshots');
 const SETS = 200;
 const FILE_SIZE = 24 * 1024;
 /** 512 B every 400 ms: about 1.3 KB/s (above the 1 KiB/s stall floor), so a trickled 24 KiB file stays in flight for ~19 s. */
@@ -34,7 +33,6 @@ interface Shown {
 }
 
 beforeAll(async () => {
-  await mkdir(SHOTS_DIR, { recursive: true });
   app = await startBrowserApp({
     name: 'progress',
     service: { seed: 21, sets: SETS, fileSize: FILE_SIZE, slots: 2 },
@@ -150,7 +148,7 @@ describe('progress truth on a 200-set sync', () => {
     for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
     await page.getByRole('heading', { name: 'Files' }).scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: join(SHOTS_DIR, 'sync.png') });
+    await docScreenshot(page, 'sync');
     // The dataset card does not pass the last sync's figures off as this one's.
     expect(await page.getByTestId('card-on-disk').textContent()).toContain('as of the last sync');
 

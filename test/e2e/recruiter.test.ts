@@ -10,6 +10,7 @@ import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
 import { launchChromium } from '../support/chromium';
 import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
+import { docScreenshot } from '../support/doc-screenshot';
 
 const SCREENS_DIR = join(process.cwd(), 'test-artifacts', 'screens');
 const SMALL = { width: 1024, height: 700 } as const;
@@ -347,7 +348,7 @@ describe('recruiter workspace end to end', () => {
     expect(await description(champsTab)).toBe('This key lacks the data_champs:read scope needed to search Data Champs or see recommended matches. Ask the operator for a key that has it.');
     expect(await page.locator('.rc-scope-note').allTextContents()).toHaveLength(2);
     await page.setViewportSize(LARGE);
-    await page.screenshot({ path: join(process.cwd(), 'docs', 'screenshots', 'recruiter-read-only.png') });
+    await docScreenshot(page, 'recruiter-read-only');
     await page.setViewportSize(SMALL);
 
     // Activating them does nothing (no form to fill in vain), and focus stays put.

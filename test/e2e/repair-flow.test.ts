@@ -5,21 +5,20 @@
 // report says all OK and `sha256sum -c SHA256SUMS` passes in DEST. The two reports are saved as
 // docs/screenshots/verify-before-repair.png and verify-after-repair.png.
 import { execFile } from 'node:child_process';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startUiStack, type UiStack } from './ui-stack';
+import { docScreenshot } from '../support/doc-screenshot';
 
-const DOC_SCREENS = join(process.cwd(), 'docs', 'screenshots');
 
 let stack: UiStack;
 let page: Page;
 let dest: string;
 
 beforeAll(async () => {
-  await mkdir(DOC_SCREENS, { recursive: true });
   stack = await startUiStack({ name: 'repair', service: { seed: 12, sets: 4, fileSize: 48 * 1024, slots: 3 }, viewport: { width: 1280, height: 800 } });
   ({ page, datasetDir: dest } = stack);
 });
@@ -79,7 +78,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   expect(await report.textContent()).toContain(gone);
   expect(await report.textContent()).toContain(flipped);
   await report.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: join(DOC_SCREENS, 'verify-before-repair.png') });
+  await docScreenshot(page, 'verify-before-repair');
 
   await page.getByRole('button', { name: 'Repair 2 files' }).click();
   await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/Last repair: 2 downloaded, \d+ up to date, 0 failed\./);
@@ -89,7 +88,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact. ${total} of ${total} files OK · 0 missing · 0 changed · 0 extra`);
   expect(await page.getByRole('button', { name: /^Repair/ }).count()).toBe(0);
   await report.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: join(DOC_SCREENS, 'verify-after-repair.png') });
+  await docScreenshot(page, 'verify-after-repair');
 
   const check = await run('sha256sum', ['-c', '--strict', 'SHA256SUMS'], { cwd: dest });
   expect(check.stdout.trim().split('\n')).toHaveLength(total);
