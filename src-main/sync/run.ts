@@ -2,6 +2,7 @@
 // folder (lock, state), walk the accepted sets page by page feeding a bounded queue, fetch the
 // pending sets again, write the dataset index and the state, and say how it ended. What each set
 // needs is planned in set-plan.ts; counting is accounting.ts; exit codes are outcome.ts.
+import { setMaxListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
@@ -31,7 +32,8 @@ import { SetStore } from './set-store';
 import { loadState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
-import { TaskPool, type PauseGate } from './task-pool';
+import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
+import type { PauseGate } from './task-pool';
 import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
 
 /** What a run uses from outside; engine.ts fills in the defaults. */
@@ -69,6 +71,8 @@ export class SyncRun {
     private readonly deps: RunDeps,
   ) {
     this.startedAt = deps.clock.now();
+    // Every request in flight listens to the run's signal (sync-pools.ts: dozens of small files and consents at once).
+    setMaxListeners(256, this.controller.signal);
     this.accounting = new Accounting(deps.limiter, deps.gate, this.controller.signal);
     const outer = options.signal;
     if (outer) {
@@ -125,7 +129,7 @@ export class SyncRun {
         createDeliveryClient({
           baseUrl: v.baseUrl,
           apiKey: this.options.apiKey,
-          connections: v.concurrency + 2,
+          connections: connectionsFor(v.concurrency, v.baseUrl.startsWith('https:')),
           headersTimeoutMs: Math.max(v.stallMs, 1000),
           bodyTimeoutMs: v.stallMs,
         });
@@ -218,6 +222,24 @@ export class SyncRun {
   private async syncAll(ctx: RunContext, v: RunSettings, full: boolean): Promise<boolean> {
     const { client, policy, signal } = ctx;
     const collectionId = this.options.collectionId;
+    const acc = this.accounting;
+    // A repair (repair.ts) syncs exactly its sets, no walk, so the watermark stays where it was.
+    const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
+    const walk: WalkOutcome = { stable: true, passes: 0 };
+    // The walk's back-off shows as phase `retrying` with a countdown.
+    const walkPolicy = {
+      ...policy,
+      onBackoff: (attempt: number, of: number, ms: number) => {
+        acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
+        this.progress?.update();
+      },
+    };
+    const pages = this.repairSets
+      ? undefined
+      : walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
+    // Page 1 is asked for together with the collection: one round trip instead of two before the first download.
+    const firstPage = pages?.next();
+    void firstPage?.catch(() => undefined); // awaited in the walk below, unless the collection fails first
     let collection;
     try {
       collection = await withRetry(policy, () => client.getCollection(collectionId, signal), {
@@ -237,48 +259,36 @@ export class SyncRun {
     });
     if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
 
-    const acc = this.accounting;
     acc.setsExpected = this.repairSets ? this.repairSets.length : collection.sets.accepted;
     acc.phase = 'listing';
     const progress = new ProgressTracker(acc, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
     this.progress = progress;
     progress.start();
-    const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
+    const pools = createSyncPools(v.concurrency, client.multiplexed, this.deps.gate, signal);
     let walkCompleted = false;
     try {
-      if (this.repairSets) {
-        // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
-        for (const id of this.repairSets) {
+      if (!pages || !firstPage) {
+        for (const id of this.repairSets ?? []) {
           if (signal.aborted) break;
-          await this.fetchSetAgain(ctx, id, pool);
+          await this.fetchSetAgain(ctx, id, pools);
         }
         this.listed();
-        await pool.idle();
+        await poolsIdle(pools);
         return false;
       }
-      const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
-      const walk: WalkOutcome = { stable: true, passes: 0 };
-      // The walk's back-off shows as phase `retrying` with a countdown.
-      const walkPolicy = {
-        ...policy,
-        onBackoff: (attempt: number, of: number, ms: number) => {
-          acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
-          progress.update();
-        },
-      };
-      const pages = walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      let firstPage = true;
-      for await (const page of pages) {
+      let first = true;
+      for (let next = await firstPage; !next.done; next = await pages.next()) {
+        const page = next.value;
         // An incremental walk lists only what changed: the other accepted sets are done already.
-        if (since !== undefined && firstPage) acc.setsUnchanged = Math.max(0, collection.sets.accepted - page.total);
-        firstPage = false;
+        if (since !== undefined && first) acc.setsUnchanged = Math.max(0, collection.sets.accepted - page.total);
+        first = false;
         const closed = this.deps.gate.whenOpen(signal); // paused: the walk waits too (and is not repeated)
         if (closed) await closed;
         // A record that fails the contract while its page is sound fails its own set, not the walk.
         for (const record of page.rejected ?? []) this.rejectRecord(ctx, record);
         for (const set of page.sets) {
           if (signal.aborted) break;
-          await this.processSet(ctx, set, pool);
+          await this.processSet(ctx, set, pools);
         }
         if (signal.aborted) break;
       }
@@ -289,14 +299,16 @@ export class SyncRun {
         if (signal.aborted) break;
         if (this.seen.has(id)) continue;
         acc.setsRefetched++;
-        await this.fetchSetAgain(ctx, id, pool);
+        await this.fetchSetAgain(ctx, id, pools);
       }
       this.listed();
     } catch (e) {
       this.walkFailure(e, 'list the sets');
       walkCompleted = false;
+    } finally {
+      await pages?.return(undefined).catch(() => undefined); // a walk left early lets go of its page fetched ahead
     }
-    await pool.idle();
+    await poolsIdle(pools);
     if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
     return walkCompleted && !signal.aborted;
   }
@@ -316,10 +328,10 @@ export class SyncRun {
   }
 
   /** A set from the walk or fetched again; the overlap window repeats sets, so each id is planned once. */
-  private async processSet(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
+  private async processSet(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
     if (this.seen.has(set.id)) return;
     this.seen.add(set.id);
-    const { accepted } = await syncSet(ctx, set, pool);
+    const { accepted } = await syncSet(ctx, set, pools);
     if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
   }
 
@@ -343,7 +355,7 @@ export class SyncRun {
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
-  private async fetchSetAgain(ctx: RunContext, id: number, pool: TaskPool): Promise<void> {
+  private async fetchSetAgain(ctx: RunContext, id: number, pools: SyncPools): Promise<void> {
     let set: SetRecord;
     try {
       set = await withRetry(ctx.policy, () => ctx.client.getSet(this.options.collectionId, id, ctx.signal), { signal: ctx.signal });
@@ -357,7 +369,7 @@ export class SyncRun {
       failSet(ctx, id, `could not fetch the set again: ${(e as Error).message}`);
       return;
     }
-    await this.processSet(ctx, set, pool);
+    await this.processSet(ctx, set, pools);
   }
 
   /** --full: local sets the walk did not return are reported; their files are kept. */
