@@ -26,7 +26,7 @@ import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secu
 export { AdminClient, AdminError } from './admin-client';
 export type { TlsIdentity } from './tls/secure-server';
 export { createTestCertificates, type TestCertificates } from './tls/test-ca';
-export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot } from './admin-client';
+export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot, TimelineEvent } from './admin-client';
 
 export const DELIVERY_PATH = '/api/v1/partner';
 export const RECRUITER_PATH = '/api/v1/recruiter';
