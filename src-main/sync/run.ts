@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
-import type { SetRecord, SetsPage } from '../../src-shared/delivery-api';
+import type { CollectionDetail, SetRecord, SetsPage } from '../../src-shared/delivery-api';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';
@@ -43,6 +43,15 @@ export interface RunDeps {
   clock: Clock;
   limiter: RateLimiter;
   gate: PauseGate;
+}
+
+/** The listing's first requests, in flight from the start of the run (SyncRun.openListing). */
+interface Listing {
+  collection: Promise<CollectionDetail>;
+  pages: AsyncGenerator<SetsPage> | undefined;
+  firstPage: Promise<IteratorResult<SetsPage>> | undefined;
+  since: string | undefined;
+  walk: WalkOutcome;
 }
 
 export class SyncRun {
@@ -136,6 +145,10 @@ export class SyncRun {
       const full = this.options.full === true;
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
+      // The listing's first round trip overlaps the local checks below; one turn of the event
+      // loop lets the connections start before the synchronous disk check holds it.
+      const listing = this.openListing(this.client, v, state, full);
+      await new Promise((resolve) => setImmediate(resolve));
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
       const ctx: RunContext = {
@@ -157,7 +170,7 @@ export class SyncRun {
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      walkCompleted = await this.syncAll(ctx, v, full);
+      walkCompleted = await this.syncAll(ctx, v, listing);
     } catch (e) {
       if (!this.endsSync(e)) {
         this.fatal ??= { kind: 'internal', message: `Unexpected error: ${(e as Error)?.message ?? String(e)}` };
@@ -218,13 +231,16 @@ export class SyncRun {
     return { lock, state };
   }
 
-  /** Returns true when the page walk completed (so the watermark may advance). */
-  private async syncAll(ctx: RunContext, v: RunSettings, full: boolean): Promise<boolean> {
-    const { client, policy, signal } = ctx;
+  /**
+   * Sends the first requests of the listing at once: the collection, and (unless this is a
+   * repair) page 1 of the walk, together. The local checks of the start run while they travel.
+   */
+  private openListing(client: DeliveryClient, v: RunSettings, state: RunState, full: boolean): Listing {
+    const signal = this.signal;
     const collectionId = this.options.collectionId;
+    const policy = { ...v.policy, clock: this.deps.clock };
     const acc = this.accounting;
-    // A repair (repair.ts) syncs exactly its sets, no walk, so the watermark stays where it was.
-    const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
+    const since = full ? undefined : updatedSinceFor(state.head.watermark);
     const walk: WalkOutcome = { stable: true, passes: 0 };
     // The walk's back-off shows as phase `retrying` with a countdown.
     const walkPolicy = {
@@ -234,18 +250,33 @@ export class SyncRun {
         this.progress?.update();
       },
     };
+    const collection = withRetry(policy, () => client.getCollection(collectionId, signal), {
+      signal,
+      onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
+    });
+    // A repair (repair.ts) syncs exactly its sets, no walk, so the watermark stays where it was.
     const pages = this.repairSets
       ? undefined
       : walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-    // Page 1 is asked for together with the collection: one round trip instead of two before the first download.
     const firstPage = pages?.next();
-    void firstPage?.catch(() => undefined); // awaited in the walk below, unless the collection fails first
+    // Awaited in syncAll; unobserved when the start fails before it.
+    void collection.catch(() => undefined);
+    void firstPage?.catch(() => undefined);
+    return { collection, pages, firstPage, since, walk };
+  }
+
+  /** Returns true when the page walk completed (so the watermark may advance). */
+  private async syncAll(ctx: RunContext, v: RunSettings, listing: Listing): Promise<boolean> {
+    const { signal } = ctx;
+    const full = this.options.full === true;
+    const acc = this.accounting;
+    const { pages, firstPage, since, walk } = listing;
+    // The consents folder is made ready while the collection travels (it is needed either way).
+    const consentsDirReady = ensureConsentsDir(ctx.consentsDir);
+    void consentsDirReady.catch(() => undefined);
     let collection;
     try {
-      collection = await withRetry(policy, () => client.getCollection(collectionId, signal), {
-        signal,
-        onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
-      });
+      collection = await listing.collection;
     } catch (e) {
       this.walkFailure(e, 'fetch the collection');
       return false;
@@ -254,7 +285,7 @@ export class SyncRun {
       throw localFsError(e, `write ${path.join(ctx.dest, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
-    const consentsWarning = await ensureConsentsDir(ctx.consentsDir).catch((e) => {
+    const consentsWarning = await consentsDirReady.catch((e) => {
       throw localFsError(e, `create the consents folder ${ctx.consentsDir}`);
     });
     if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
@@ -264,7 +295,7 @@ export class SyncRun {
     const progress = new ProgressTracker(acc, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
     this.progress = progress;
     progress.start();
-    const pools = createSyncPools(v.concurrency, client.multiplexed, this.deps.gate, signal);
+    const pools = createSyncPools(v.concurrency, ctx.client.multiplexed, this.deps.gate, signal);
     let walkCompleted = false;
     try {
       if (!pages || !firstPage) {
