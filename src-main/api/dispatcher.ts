@@ -7,6 +7,10 @@
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { buildConnector, Client, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { redactCredentials } from './redact';
+import { registeredSystemProxy, SystemProxyDispatcher, type SystemProxy } from './system-proxy';
+
+export { redactCredentials } from './redact';
 
 export interface DispatcherOptions {
   /** Most connections per origin (and to a proxy that forwards plain HTTP); default 8. */
@@ -25,6 +29,11 @@ export interface DispatcherOptions {
   keepAliveTimeout?: number;
   /** Where the proxy variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The system's proxy settings (the desktop app: system-proxy.ts); default: what the app
+   * registered with useSystemProxy, if anything. Used when no proxy variable is set.
+   */
+  systemProxy?: SystemProxy;
 }
 
 /** The proxy variables as undici's EnvHttpProxyAgent wants them. */
@@ -69,6 +78,15 @@ const KEEP_ALIVE_MAX_MS = 120_000;
 
 export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
   const proxies = proxySettingsFromEnv(opts.env ?? process.env);
+  const system = opts.systemProxy ?? registeredSystemProxy();
+  // Proxy variables set for this process are the user's explicit choice; otherwise the system's settings apply.
+  if (system && !proxies.httpProxy && !proxies.httpsProxy) {
+    return new SystemProxyDispatcher(system, (url) => dispatcherFor(opts, url ? { httpProxy: url, httpsProxy: url, noProxy: proxies.noProxy } : proxies));
+  }
+  return dispatcherFor(opts, proxies);
+}
+
+function dispatcherFor(opts: DispatcherOptions, proxies: ProxySettings): Dispatcher {
   const connections = opts.connections ?? 8;
   const poolOptions = {
     connections,
@@ -205,10 +223,6 @@ function checkProxyUrl(variable: string, value: string): string {
   return url.href;
 }
 
-/** Replaces `user:password@` (or `user@`) of every URL in the text by `***@`. */
-export function redactCredentials(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1***@');
-}
 
 /**
  * An interceptor that turns undici's proxy refusals into a ProxyRefusedError naming the proxy

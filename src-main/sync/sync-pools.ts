@@ -8,8 +8,13 @@ import { TaskPool, type PauseGate } from './task-pool';
 
 /** A file at least this large takes a whole transfer slot. */
 export const LARGE_FILE_BYTES = 1024 * 1024;
-/** Consent requests in flight at once. */
-export const CONSENT_REQUESTS = 4;
+/**
+ * Consent requests in flight at once: twice a slot's small files. A set has up to two consents
+ * for four files, so at a long round trip a smaller pool would finish after the files.
+ */
+export function consentRequests(multiplexed: boolean): number {
+  return 2 * requestsPerSlot(multiplexed);
+}
 
 /**
  * Small files per transfer slot. Over HTTP/1.1 each request in flight is a connection (a
@@ -26,7 +31,7 @@ export function transferCost(sizeBytes: number, perSlot: number): number {
 
 /** Connections the HTTP client may open: every transfer and consent request in flight, plus the page walk's. */
 export function connectionsFor(concurrency: number, multiplexed: boolean): number {
-  return concurrency * requestsPerSlot(multiplexed) + CONSENT_REQUESTS + 2;
+  return concurrency * requestsPerSlot(multiplexed) + consentRequests(multiplexed) + 2;
 }
 
 export interface SyncPools {
@@ -41,7 +46,7 @@ export function createSyncPools(concurrency: number, multiplexed: boolean, gate:
   return {
     // Queued ahead: enough small files to refill every unit twice.
     transfers: new TaskPool(concurrency * perSlot, concurrency * perSlot * 2, gate, signal),
-    consents: new TaskPool(CONSENT_REQUESTS, CONSENT_REQUESTS * 16, gate, signal),
+    consents: new TaskPool(consentRequests(multiplexed), consentRequests(multiplexed) * 8, gate, signal),
     perSlot,
   };
 }
