@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EventChannel, EventChannels } from '../src-shared/ipc-contract';
 import { INVOKE_CHANNELS } from '../src-shared/ipc-channels';
+import { useSystemProxy } from './api/system-proxy';
 import { createMainServices, type MainServices } from './ipc/services';
 import {
   CONTENT_SECURITY_POLICY,
@@ -122,6 +123,8 @@ async function start(): Promise<void> {
   });
 
   installSecurityHooks();
+  // Every API client follows the system's proxy settings (PAC, WPAD, manual), unless HTTPS_PROXY/HTTP_PROXY are set.
+  useSystemProxy({ resolveProxy: (url) => session.defaultSession.resolveProxy(url), onNotice: (message) => console.warn(message) });
   registerIpc(services);
   Menu.setApplicationMenu(buildMenu());
   createWindow();

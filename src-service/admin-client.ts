@@ -5,7 +5,7 @@ import type { Fault, FaultEntry, FaultMatch } from './faults';
 import type { StatsSnapshot } from './stats';
 
 export type { Fault, FaultEntry, FaultMatch } from './faults';
-export type { StatsSnapshot } from './stats';
+export type { StatsSnapshot, TimelineEvent } from './stats';
 
 /** Set as the delivery API serializes it (kept loose: the service side owns no client types). */
 export type AdminSetJson = {

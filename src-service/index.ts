@@ -26,7 +26,7 @@ import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secu
 export { AdminClient, AdminError } from './admin-client';
 export type { TlsIdentity } from './tls/secure-server';
 export { createTestCertificates, type TestCertificates } from './tls/test-ca';
-export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot } from './admin-client';
+export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot, TimelineEvent } from './admin-client';
 
 export const DELIVERY_PATH = '/api/v1/partner';
 export const RECRUITER_PATH = '/api/v1/recruiter';
@@ -55,6 +55,17 @@ export interface ServiceOptions {
   tls?: TlsIdentity;
   /** Origin clients reach the service at when something sits in front of it (the bench's link emulator, a proxy); every URL the service gives out uses it. Default: the listening address. */
   publicOrigin?: string;
+  /** HTTP/1.1: an idle connection is closed after this many ms (Node's server.keepAliveTimeout); default 5000, Node's. */
+  idleTimeoutMs?: number;
+  /** HTTP/1.1: announce the idle timeout in `Keep-Alive: timeout=N` (whole seconds, as Node does); default true. */
+  announceKeepAlive?: boolean;
+  /**
+   * HTTP/1.1: instead of closing an idle connection when its timeout expires, drop the next
+   * request that arrives on it (connection closed, no answer; counted in stats.idleDrops). That
+   * is what a client sees when it reuses a connection whose close is already on the wire to it
+   * (a race that a long link makes likely); here it happens every time, so tests can rely on it.
+   */
+  lazyIdleClose?: boolean;
 }
 
 export interface ServiceClient {
@@ -137,7 +148,14 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
   const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '', access: { token: adminToken, hosts } };
 
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 5000;
+  const announceKeepAlive = opts.announceKeepAlive ?? true;
+  const lazyIdleClose = opts.lazyIdleClose === true;
+  /** HTTP/1.1 connections: when their last response finished (lazyIdleClose). */
+  const idleSince = new WeakMap<Socket, number>();
+
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    if (req.httpVersionMajor === 1 && !keepAliveRules(req, res)) return;
     if (!quiet) res.on('finish', () => log(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''} ${res.statusCode}`));
     handleRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
@@ -146,12 +164,38 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
       } else res.destroy();
     });
   };
+  /**
+   * The idle-connection options on one HTTP/1.1 request; false when the request was dropped.
+   * Node announces `Keep-Alive: timeout=N` from server.keepAliveTimeout unless the answer sets
+   * its own Connection header, so the header is written here whenever it must differ.
+   */
+  const keepAliveRules = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    const socket = req.socket;
+    if (lazyIdleClose) {
+      const since = idleSince.get(socket);
+      if (since !== undefined && Date.now() - since >= idleTimeoutMs) {
+        stats.countIdleDrop();
+        socket.destroy();
+        return false;
+      }
+      res.on('finish', () => idleSince.set(socket, Date.now()));
+    }
+    const custom = lazyIdleClose || !announceKeepAlive;
+    if (custom && !/\bclose\b/i.test(String(req.headers.connection ?? ''))) {
+      res.setHeader('Connection', 'keep-alive');
+      if (announceKeepAlive) res.setHeader('Keep-Alive', `timeout=${Math.floor(idleTimeoutMs / 1000)}`);
+    }
+    return true;
+  };
   const server = opts.tls ? createSecureService(opts.tls, onRequest) : http.createServer(onRequest);
+  // With lazyIdleClose the server itself closes idle connections only much later.
+  if (server instanceof http.Server) server.keepAliveTimeout = lazyIdleClose ? idleTimeoutMs + 60_000 : idleTimeoutMs;
   // CONNECT bypasses the request handler; this is no proxy, so say so instead of dropping the socket.
   server.on('connect', (_req, socket: Socket) => {
     socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
   server.on('connection', (socket) => {
+    stats.countConnection();
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -170,7 +214,10 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     if (!api) return sendPlan(req, res, errorPlan(404, `no such endpoint: ${pathname}`), undefined);
     const sub = pathname.slice((api === 'delivery' ? DELIVERY_PATH : RECRUITER_PATH).length) || '/';
     const isFile = api === 'delivery' && isFileRoute(sub);
-    stats.countRequest(api === 'delivery' ? routeLabel(method, sub) : `recruiter ${method} ${sub.replace(/\/\d+(?=\/|$)/g, '/:id')}`, isFile);
+    const route = api === 'delivery' ? routeLabel(method, sub) : `recruiter ${method} ${sub.replace(/\/\d+(?=\/|$)/g, '/:id')}`;
+    const ended = stats.countRequest(route, isFile, { path: sub + url.search, httpVersion: req.httpVersion });
+    res.once('finish', ended);
+    res.once('close', ended);
 
     const fault = faults.take(api, method, sub);
     const replaced = fault && answerReplacedByFault(fault, api, req);

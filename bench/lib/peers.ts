@@ -62,7 +62,7 @@ function split<T>(items: T[], n: number): T[][] {
  * each keeps one connection alive across its files. No verification at all: the raw limit.
  * With `toNull`, bodies go to /dev/null (loopback + HTTP cost only, no disk).
  */
-export async function runRawCurl(files: BenchFile[], dest: string, work: string, apiKey: string, streams: number, toNull = false): Promise<PeerRun> {
+export async function runRawCurl(files: BenchFile[], dest: string, work: string, apiKey: string, streams: number, toNull = false, curlArgs: string[] = []): Promise<PeerRun> {
   const lists = split(files, streams);
   const cmds = [];
   for (const [i, list] of lists.entries()) {
@@ -70,7 +70,7 @@ export async function runRawCurl(files: BenchFile[], dest: string, work: string,
     const lines = ['silent', 'show-error', 'fail', 'create-dirs', `header = ${q(`Authorization: Bearer ${apiKey}`)}`];
     for (const f of list) lines.push(`url = ${q(f.url)}`, `output = ${q(toNull ? '/dev/null' : path.join(dest, f.relPath))}`);
     await writePrivate(cfg, lines.join('\n') + '\n');
-    cmds.push({ cmd: 'curl', args: ['-K', cfg] });
+    cmds.push({ cmd: 'curl', args: [...curlArgs, '-K', cfg] });
   }
   try {
     return fromGroup(await runGroup(cmds));

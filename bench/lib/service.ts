@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AdminClient, type StatsSnapshot } from '../../src-service/admin-client';
+import { fetchTrusting } from '../../src-service/tls/secure-server';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -36,6 +37,8 @@ export interface ServiceSpec {
   /** Listening port (default: any free one) and the origin its URLs name, for a link emulator in front (bench/lib/link.ts). */
   port?: number;
   publicOrigin?: string;
+  /** HTTPS + HTTP/2 mode (src-service/tls); the admin client trusts `ca`. */
+  tls?: { key: string; cert: string; ca: string };
 }
 
 export async function startBenchService(spec: ServiceSpec): Promise<BenchService> {
@@ -48,7 +51,7 @@ export async function startBenchService(spec: ServiceSpec): Promise<BenchService
     rl.once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`reference service exited early (code ${code})`)));
   });
-  const admin = new AdminClient(info.adminBaseUrl, info.adminToken);
+  const admin = new AdminClient(info.adminBaseUrl, info.adminToken, spec.tls && fetchTrusting(spec.tls.ca));
   return {
     deliveryBaseUrl: info.deliveryBaseUrl,
     apiKey: info.apiKey,

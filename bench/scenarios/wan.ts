@@ -2,7 +2,12 @@
 // link (bench/lib/link.ts; model in bench/NOTES.md) at 20 ms / 1 Gbit/s and 80 ms / 200 Mbit/s.
 // Ours (default settings, concurrency 4), aria2c -j4 and 4 parallel curls go through the same
 // link in the same run, in rotating order. The service sits behind the link and names the
-// link's origin in its URLs, so every request of every tool crosses it.
+// link's origin in its URLs, so every request of every tool crosses it. At 80 ms the workloads
+// run again with the service in its HTTPS + HTTP/2 mode (ours and 4 curls --http2; aria2c has
+// no HTTP/2), and a no-op re-sync of the small files counts its requests and engine time.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createTestCertificates, type TestCertificates } from '../../src-service/tls/test-ca';
 import { closedLoopbackPort } from '../../test/support/closed-port';
 import { startLink, type Link, type LinkStats } from '../lib/link';
 import { table, type BenchContext, type Section, type TargetCheck } from '../lib/context';
@@ -15,6 +20,8 @@ interface LinkCase {
   rttMs: number;
   rateMbit: number;
 }
+
+type Protocol = 'HTTP/1.1' | 'HTTP/2';
 
 interface Workload {
   name: string;
@@ -43,6 +50,7 @@ function workloads(quick: boolean): Workload[] {
 interface CaseResult {
   link: LinkCase;
   workload: Workload;
+  protocol: Protocol;
   files: number;
   bytes: number;
   medians: Record<string, number>;
@@ -51,38 +59,62 @@ interface CaseResult {
   oursRequests: Record<string, number>;
   /** Connections each tool opened through the link (median). */
   connections: Record<string, number>;
+  /** A no-op re-sync after a full one (small files at 80 ms over HTTP/1.1). */
+  noop?: NoopResult;
+}
+
+interface NoopResult {
+  /** Per run: requests the service saw, our engine's time (summary.durationMs) and the process's wall time. */
+  requests: number[];
+  engineMs: number[];
+  wallMs: number[];
 }
 
 const OURS = 'ours';
 const ARIA = 'aria2c -j4 + sha-256';
 const CURL = '4x curl (no verify)';
+const OURS_H2 = 'ours, HTTP/2';
+const CURL_H2 = '4x curl --http2 (no verify)';
+/** The link where the HTTP/2 variant and the no-op re-sync run. */
+const FAR_RTT_MS = 80;
 
 export async function scenarioWan(ctx: BenchContext): Promise<Section> {
   const results: CaseResult[] = [];
+  const certs = await createTestCertificates(path.join(ctx.workDir, 'wan-pki'));
   for (const workload of workloads(ctx.quick)) {
-    for (const link of WAN_LINKS) results.push(await runCase(ctx, link, workload));
+    for (const link of WAN_LINKS) {
+      results.push(await runCase(ctx, link, workload, 'HTTP/1.1'));
+      if (link.rttMs === FAR_RTT_MS) results.push(await runCase(ctx, link, workload, 'HTTP/2', certs));
+    }
   }
+  await fs.rm(path.join(ctx.workDir, 'wan-pki'), { recursive: true, force: true });
+  const caseName = (r: CaseResult) => `${r.files} x ${fmtSize(r.workload.fileSize)} at ${r.link.rttMs} ms, ${r.link.rateMbit} Mbit/s, ${r.protocol}`;
+  const oursOf = (r: CaseResult) => r.medians[OURS] ?? r.medians[OURS_H2]!;
+  const curlOf = (r: CaseResult) => r.medians[CURL] ?? r.medians[CURL_H2]!;
+  // aria2c has no HTTP/2: an HTTP/2 case is compared with aria2c of the HTTP/1.1 case beside it.
+  const ariaOf = (r: CaseResult) =>
+    r.medians[ARIA] ?? results.find((x) => x.protocol === 'HTTP/1.1' && x.workload === r.workload && x.link === r.link)?.medians[ARIA] ?? NaN;
 
   const rows = results.flatMap((r) =>
     Object.keys(r.medians).map((tool) => [
-      `${r.files} x ${fmtSize(r.workload.fileSize)} at ${r.link.rttMs} ms, ${r.link.rateMbit} Mbit/s`,
+      caseName(r),
       tool,
       r.runs[tool]!.map((ms) => (ms / 1000).toFixed(2)).join(', '),
       fmt(r.medians[tool]! / 1000),
       fmt(r.bytes / MB / (r.medians[tool]! / 1000), 0),
       fmt(r.connections[tool], 0),
-      fmt(r.medians[tool]! / r.medians[OURS]!),
+      fmt(r.medians[tool]! / oursOf(r)),
     ]),
   );
   const summary = results.map((r) => {
     const floor = lineRateMs(r);
     return [
-      `${r.files} x ${fmtSize(r.workload.fileSize)} at ${r.link.rttMs} ms, ${r.link.rateMbit} Mbit/s`,
-      fmt(r.medians[OURS]! / 1000),
-      fmt(r.medians[ARIA]! / 1000),
-      fmt(r.medians[OURS]! / r.medians[ARIA]!),
-      fmt(r.medians[OURS]! / r.medians[CURL]!),
-      `${fmt(floor / 1000)} (${fmt(r.medians[OURS]! / floor)}x)`,
+      caseName(r),
+      fmt(oursOf(r) / 1000),
+      fmt(ariaOf(r) / 1000),
+      fmt(oursOf(r) / ariaOf(r)),
+      fmt(oursOf(r) / curlOf(r)),
+      `${fmt(floor / 1000)} (${fmt(oursOf(r) / floor)}x)`,
       Object.entries(r.oursRequests)
         .sort((a, b) => b[1] - a[1])
         .map(([route, n]) => `${route}: ${n}`)
@@ -90,53 +122,85 @@ export async function scenarioWan(ctx: BenchContext): Promise<Section> {
     ];
   });
 
-  const find = (kind: string, rtt: number) => results.find((r) => r.workload.name === kind && r.link.rttMs === rtt);
+  const find = (kind: string, rtt: number, protocol: Protocol = 'HTTP/1.1') =>
+    results.find((r) => r.workload.name === kind && r.link.rttMs === rtt && r.protocol === protocol);
   const targets: TargetCheck[] = [];
   const small80 = find('small files', 80);
   if (small80) {
-    const ratio = small80.medians[OURS]! / small80.medians[ARIA]!;
+    const ratio = oursOf(small80) / ariaOf(small80);
     targets.push({ name: 'S7 small files at 80 ms, HTTP/1.1: ours vs aria2c -j4', measured: `${fmt(ratio)}x`, target: '<= 0.5x', met: ratio <= 0.5 });
+  }
+  const small80h2 = find('small files', 80, 'HTTP/2');
+  if (small80h2) {
+    const ratio = oursOf(small80h2) / ariaOf(small80h2);
+    targets.push({ name: 'S7 small files at 80 ms, HTTP/2: ours vs aria2c -j4 (HTTP/1.1)', measured: `${fmt(ratio)}x`, target: '<= 0.25x', met: ratio <= 0.25 });
   }
   const bulk80 = find('bulk', 80);
   if (bulk80) {
-    const ratio = bulk80.medians[OURS]! / lineRateMs(bulk80);
+    const ratio = oursOf(bulk80) / lineRateMs(bulk80);
     targets.push({ name: 'S7 bulk at 80 ms: ours vs line-rate floor', measured: `${fmt(ratio)}x`, target: '<= 1.05x', met: ratio <= 1.05 });
   }
   const bulk20 = find('bulk', 20);
   if (bulk20) {
-    const ratio = bulk20.medians[OURS]! / bulk20.medians[CURL]!;
+    const ratio = oursOf(bulk20) / curlOf(bulk20);
     targets.push({ name: 'S7 bulk at 20 ms: ours vs 4 parallel curls', measured: `${fmt(ratio)}x`, target: '<= 1.00x', met: ratio <= 1 });
+  }
+  const noop = small80?.noop;
+  const noopLines: string[] = [];
+  if (noop && small80) {
+    const requests = median(noop.requests);
+    const rtts = median(noop.engineMs) / small80.link.rttMs;
+    targets.push({ name: 'S7 no-op re-sync at 80 ms: requests', measured: fmt(requests, 0), target: '<= 2', met: requests <= 2 });
+    targets.push({ name: 'S7 no-op re-sync at 80 ms: engine time in RTTs', measured: fmt(rtts), target: '<= 2 RTT', met: rtts <= 2 });
+    noopLines.push(
+      '',
+      `No-op re-sync of the ${small80.files} small files at ${small80.link.rttMs} ms (HTTP/1.1, after a full sync into the same folder): requests ${noop.requests.join(', ')}; engine time (summary.durationMs) ${noop.engineMs.map((ms) => fmt(ms, 0)).join(', ')} ms = ${fmt(rtts)} RTT (median); process wall time (Node start-up included) ${noop.wallMs.map((ms) => fmt(ms / 1000)).join(', ')} s.`,
+    );
   }
 
   return {
     title: 'Scenario 7: WAN link (emulated; bench/lib/link.ts)',
     body: [
-      `${ctx.reps} repetition(s), medians; every tool through the same emulated link in the same run. Ours runs with its defaults (concurrency 4) over HTTP/1.1. Line-rate floor: bytes / rate, without handshakes or slow start.`,
+      `${ctx.reps} repetition(s), medians; every tool through the same emulated link in the same run. Ours runs with its defaults (concurrency 4). HTTP/1.1 cases: plain http; HTTP/2 cases: the service in its HTTPS + HTTP/2 mode (ours and curl --http2 negotiate h2; aria2c, HTTP/1.1 only, is the figure of the HTTP/1.1 case beside it). Line-rate floor: bytes / rate, without handshakes or slow start.`,
       '',
       ...table(['case', 'ours (s)', 'aria2c -j4 (s)', 'ours/aria2c', 'ours/4x curl', 'line-rate floor (s)', 'our requests by kind'], summary),
       '',
       ...table(['case', 'tool', 'runs (s)', 'median (s)', 'MB/s', 'connections', 'time vs ours'], rows),
+      ...noopLines,
     ],
     targets,
   };
 }
 
-async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload): Promise<CaseResult> {
-  ctx.log(`Scenario 7: ${workload.sets * 4} x ${fmtSize(workload.fileSize)} at ${linkCase.rttMs} ms, ${linkCase.rateMbit} Mbit/s`);
+async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload, protocol: Protocol, certs?: TestCertificates): Promise<CaseResult> {
+  ctx.log(`Scenario 7: ${workload.sets * 4} x ${fmtSize(workload.fileSize)} at ${linkCase.rttMs} ms, ${linkCase.rateMbit} Mbit/s, ${protocol}`);
   const link = await startLink(linkCase);
+  const h2 = protocol === 'HTTP/2';
+  if (h2 && !certs) throw new Error('the HTTP/2 case needs the test CA');
   let svc: BenchService | undefined;
   try {
     // The service listens on a port of its own and names the link's origin in every URL.
     const port = await closedLoopbackPort();
     link.targetPort = port;
-    svc = await startBenchService({ sets: workload.sets, fileSize: workload.fileSize, dataDir: ctx.dataDir, port, publicOrigin: link.origin });
+    const scheme = h2 ? 'https' : 'http';
+    svc = await startBenchService({
+      sets: workload.sets,
+      fileSize: workload.fileSize,
+      dataDir: ctx.dataDir,
+      port,
+      publicOrigin: link.origin.replace(/^http:/, `${scheme}:`),
+      ...(certs && h2 ? { tls: { key: certs.key, cert: certs.cert, ca: certs.caCert } } : {}),
+    });
     const service = svc;
     const files = await service.files();
     const bytes = files.reduce((a, f) => a + f.sizeBytes, 0);
+    const curlTls = h2 && certs ? ['--http2', '--cacert', certs.caCertPath] : [];
+    const oursEnv = h2 && certs ? { NODE_EXTRA_CA_CERTS: certs.caCertPath } : undefined;
     // Warm the service's page cache past the link (its time is not what we measure).
-    await runRawCurl(direct(files, link, port), '/dev/null', ctx.workDir, service.apiKey, 4, true);
+    await runRawCurl(direct(files, link, port, scheme), '/dev/null', ctx.workDir, service.apiKey, 4, true, curlTls);
 
-    const connections: Record<string, number[]> = { [OURS]: [], [ARIA]: [], [CURL]: [] };
+    const tools = h2 ? [OURS_H2, CURL_H2] : [OURS, ARIA, CURL];
+    const connections: Record<string, number[]> = Object.fromEntries(tools.map((t) => [t, []]));
     const requests: Array<Record<string, number>> = [];
     const counted =
       (name: string, run: (dest: string) => Promise<PeerRun>) =>
@@ -145,30 +209,36 @@ async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload
         const before = link.stats();
         const r = await run(dest);
         connections[name]!.push(delta(before, link.stats()).connections);
-        if (name === OURS) requests.push((await service.stats()).byRoute);
+        if (name === OURS || name === OURS_H2) requests.push((await service.stats()).byRoute);
         return r;
       };
-    const stats = await compare(
-      ctx,
-      {
-        [OURS]: counted(OURS, (d) => runOurs(service, d)),
-        [ARIA]: counted(ARIA, (d) => runAria2(files, d, ctx.workDir, service.apiKey, 4)),
-        [CURL]: counted(CURL, (d) => runRawCurl(files, d, ctx.workDir, service.apiKey, 4)),
-      },
-      ctx.reps,
-    );
+    const runners: Record<string, (dest: string) => Promise<PeerRun>> = h2
+      ? {
+          [OURS_H2]: counted(OURS_H2, (d) => runOurs(service, d, { env: oursEnv })),
+          [CURL_H2]: counted(CURL_H2, (d) => runRawCurl(files, d, ctx.workDir, service.apiKey, 4, false, curlTls)),
+        }
+      : {
+          [OURS]: counted(OURS, (d) => runOurs(service, d)),
+          [ARIA]: counted(ARIA, (d) => runAria2(files, d, ctx.workDir, service.apiKey, 4)),
+          [CURL]: counted(CURL, (d) => runRawCurl(files, d, ctx.workDir, service.apiKey, 4)),
+        };
+    const stats = await compare(ctx, runners, ctx.reps);
     const medians = Object.fromEntries(Object.entries(stats).map(([n, s]) => [n, s.medianMs]));
     const runs = Object.fromEntries(Object.entries(stats).map(([n, s]) => [n, s.runs.map((r) => r.wallMs)]));
-    const medianRun = stats[OURS]!.runs.map((r) => r.wallMs).indexOf(nearest(runs[OURS]!, medians[OURS]!));
+    const ours = h2 ? OURS_H2 : OURS;
+    const medianRun = stats[ours]!.runs.map((r) => r.wallMs).indexOf(nearest(runs[ours]!, medians[ours]!));
+    const noop = !h2 && workload.name === 'small files' && linkCase.rttMs === FAR_RTT_MS ? await noopResync(ctx, service) : undefined;
     return {
       link: linkCase,
       workload,
+      protocol,
       files: files.length,
       bytes,
       medians,
       runs,
       oursRequests: requests[medianRun] ?? {},
       connections: Object.fromEntries(Object.entries(connections).map(([n, c]) => [n, median(c)])),
+      ...(noop ? { noop } : {}),
     };
   } finally {
     await svc?.stop();
@@ -176,9 +246,33 @@ async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload
   }
 }
 
+/** A full sync (not timed), then `reps` no-op re-syncs of the same folder: requests and engine time. */
+async function noopResync(ctx: BenchContext, service: BenchService): Promise<NoopResult> {
+  const dest = path.join(ctx.workDir, 'wan-noop');
+  await fs.rm(dest, { recursive: true, force: true });
+  const out: NoopResult = { requests: [], engineMs: [], wallMs: [] };
+  try {
+    const first = await runOurs(service, dest);
+    if (!first.ok) throw new Error(`the sync before the no-op failed: ${first.note ?? ''}`);
+    for (let rep = 0; rep < ctx.reps; rep++) {
+      await service.resetStats();
+      const r = await runOurs(service, dest);
+      if (!r.ok || !r.summary) throw new Error(`no-op re-sync failed: ${r.note ?? ''}`);
+      out.requests.push((await service.stats()).requests);
+      out.engineMs.push(r.summary.durationMs);
+      out.wallMs.push(r.wallMs);
+      ctx.log(`  no-op ${rep + 1}: ${r.summary.requests} requests, engine ${r.summary.durationMs} ms`);
+    }
+  } finally {
+    await fs.rm(dest, { recursive: true, force: true });
+  }
+  return out;
+}
+
 /** The same files addressed to the service itself rather than through the link. */
-function direct(files: BenchFile[], link: Link, port: number): BenchFile[] {
-  return files.map((f) => ({ ...f, url: f.url.replace(link.origin, `http://127.0.0.1:${port}`) }));
+function direct(files: BenchFile[], link: Link, port: number, scheme: string): BenchFile[] {
+  const origin = link.origin.replace(/^http:/, `${scheme}:`);
+  return files.map((f) => ({ ...f, url: f.url.replace(origin, `${scheme}://127.0.0.1:${port}`) }));
 }
 
 function delta(a: LinkStats, b: LinkStats): LinkStats {

@@ -42,6 +42,8 @@ export interface DeliveryClientOptions {
   bodyTimeoutMs?: number;
   /** Largest JSON answer read; default MAX_JSON_BYTES (json-body.ts). For tests. */
   maxJsonBytes?: number;
+  /** Offer HTTP/2 to an https service (plain http stays HTTP/1.1); default true. */
+  http2?: boolean;
 }
 
 export interface SetsQuery {
@@ -96,6 +98,8 @@ export interface DeliveryClient {
     onHead: (head: FileResponseHead, flow: BodyFlow) => FileBodySink | null,
   ): Promise<void>;
   readonly requestCount: number;
+  /** True when requests may share connections (HTTP/2 offered): many small requests in flight cost no extra connections. */
+  readonly multiplexed: boolean;
   close(): Promise<void>;
 }
 
@@ -111,7 +115,9 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   const headersTimeout = opts.headersTimeoutMs ?? 30_000;
   const bodyTimeout = opts.bodyTimeoutMs ?? 30_000;
   const origin = new URL(baseUrl).origin;
-  const pool = createDispatcher({ connections: opts.connections ?? 8, keepAliveTimeout: 10_000 });
+  // HTTP/2 is offered by ALPN on https only: plain http stays HTTP/1.1 (no h2c).
+  const allowH2 = (opts.http2 ?? true) && baseUrl.startsWith('https:');
+  const pool = createDispatcher({ connections: opts.connections ?? 8, allowH2 });
   const http: HttpEndpoint = createHttpEndpoint({
     dispatcher: pool,
     baseUrl,
@@ -281,6 +287,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     get requestCount() {
       return http.requestCount;
     },
+    multiplexed: allowH2,
     me: (signal) => getJson(apiPath('/me'), MeSchema, signal),
     listCollections: async (signal) => (await getJson(apiPath('/collections'), CollectionsSchema, signal)).collections,
     getCollection,

@@ -6,7 +6,11 @@
 
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
-import { buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { buildConnector, Client, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { redactCredentials } from './redact';
+import { registeredSystemProxy, SystemProxyDispatcher, type SystemProxy } from './system-proxy';
+
+export { redactCredentials } from './redact';
 
 export interface DispatcherOptions {
   /** Most connections per origin (and to a proxy that forwards plain HTTP); default 8. */
@@ -18,10 +22,18 @@ export interface DispatcherOptions {
   bodyTimeout?: number;
   /** Time allowed to open a connection (TCP and TLS), ms; default 10 000 (undici's default). */
   connectTimeout?: number;
-  /** How long an idle connection is kept for reuse, ms; default 4 000 (undici's default). */
+  /**
+   * How long an idle HTTP/1.1 connection is kept for reuse when the server does not say, ms;
+   * default DEFAULT_KEEP_ALIVE_MS. A `Keep-Alive: timeout=N` answer overrides it (see below).
+   */
   keepAliveTimeout?: number;
   /** Where the proxy variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The system's proxy settings (the desktop app: system-proxy.ts); default: what the app
+   * registered with useSystemProxy, if anything. Used when no proxy variable is set.
+   */
+  systemProxy?: SystemProxy;
 }
 
 /** The proxy variables as undici's EnvHttpProxyAgent wants them. */
@@ -50,8 +62,31 @@ export const OS_CA_BUNDLES = [
 const H2_STREAM_WINDOW = 4 * 1024 * 1024;
 const H2_CONNECTION_WINDOW = 16 * 1024 * 1024;
 
+/**
+ * Idle connections are kept below common servers' idle timeouts (Node's 5 s, the reference
+ * service's), so a request never goes out on a connection the server is closing: that request
+ * would fail and be retried after a round trip lost. Reusing is worth it (a new connection costs
+ * a handshake and slow start), reusing a dying one is worse.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 4000;
+/**
+ * When the server announces `Keep-Alive: timeout=N`, undici keeps the connection N s minus this
+ * margin (the answer's travel time and timer slack), up to KEEP_ALIVE_MAX_MS.
+ */
+const KEEP_ALIVE_MARGIN_MS = 1500;
+const KEEP_ALIVE_MAX_MS = 120_000;
+
 export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
   const proxies = proxySettingsFromEnv(opts.env ?? process.env);
+  const system = opts.systemProxy ?? registeredSystemProxy();
+  // Proxy variables set for this process are the user's explicit choice; otherwise the system's settings apply.
+  if (system && !proxies.httpProxy && !proxies.httpsProxy) {
+    return new SystemProxyDispatcher(system, (url) => dispatcherFor(opts, url ? { httpProxy: url, httpsProxy: url, noProxy: proxies.noProxy } : proxies));
+  }
+  return dispatcherFor(opts, proxies);
+}
+
+function dispatcherFor(opts: DispatcherOptions, proxies: ProxySettings): Dispatcher {
   const connections = opts.connections ?? 8;
   const poolOptions = {
     connections,
@@ -59,7 +94,9 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
     headersTimeout: opts.headersTimeout,
     bodyTimeout: opts.bodyTimeout,
     connectTimeout: opts.connectTimeout,
-    keepAliveTimeout: opts.keepAliveTimeout,
+    keepAliveTimeout: opts.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_MS,
+    keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
     ...(opts.allowH2 ? { initialWindowSize: H2_STREAM_WINDOW, connectionWindowSize: H2_CONNECTION_WINDOW } : {}),
   };
   const agent = new EnvHttpProxyAgent({
@@ -77,9 +114,36 @@ export function createDispatcher(opts: DispatcherOptions = {}): Dispatcher {
     proxyTunnel: false,
     // Every origin (and a proxy forwarding plain HTTP) gets one pool with the same limits;
     // undici's forwarding path would otherwise open connections to the proxy without bound.
-    factory: (origin: string | URL, o: object) => new Pool(origin, { ...o, ...poolOptions }),
+    factory: (origin: string | URL, o: object) => new Pool(origin, { ...o, ...poolOptions, factory: multiplexingClient }),
   });
   return agent.compose(clearProxyErrors(proxies));
+}
+
+/** Requests in flight on one HTTP/2 connection (undici's own cap on a server's offer). */
+const H2_STREAMS = 100;
+
+/**
+ * A connection of the pool. undici sends one request at a time on each connection unless told
+ * otherwise (`pipelining: 1`), HTTP/2 included, so a pool would open a connection per transfer
+ * instead of multiplexing. Once TLS has chosen the protocol (ALPN), an HTTP/2 connection takes
+ * up to H2_STREAMS requests; an HTTP/1.1 one stays at one (no pipelining: a slow body would hold
+ * up every request queued behind it).
+ */
+function multiplexingClient(origin: string | URL, o: Client.Options): Dispatcher {
+  const connect = o.connect as buildConnector.connector;
+  const client: Client = new Client(origin, {
+    ...o,
+    pipelining: 1,
+    connect: (options, callback) =>
+      connect(options, (error, socket) => {
+        if (socket) {
+          const streams = (socket as tls.TLSSocket).alpnProtocol === 'h2' ? H2_STREAMS : 1;
+          client.once('connect', () => (client.pipelining = streams));
+        }
+        callback(error, socket as never);
+      }),
+  });
+  return client;
 }
 
 /**
@@ -159,10 +223,6 @@ function checkProxyUrl(variable: string, value: string): string {
   return url.href;
 }
 
-/** Replaces `user:password@` (or `user@`) of every URL in the text by `***@`. */
-export function redactCredentials(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1***@');
-}
 
 /**
  * An interceptor that turns undici's proxy refusals into a ProxyRefusedError naming the proxy

@@ -96,3 +96,8 @@ export function redactHeaders<H extends Record<string, string | string[] | undef
   for (const [name, v] of Object.entries(headers)) out[redact(name)] = Array.isArray(v) ? v.map(redact) : v === undefined ? v : redact(v);
   return out as H;
 }
+
+/** Replaces `user:password@` (or `user@`) of every URL in the text by `***@` (proxy URLs). */
+export function redactCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1***@');
+}

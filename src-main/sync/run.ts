@@ -2,11 +2,12 @@
 // folder (lock, state), walk the accepted sets page by page feeding a bounded queue, fetch the
 // pending sets again, write the dataset index and the state, and say how it ended. What each set
 // needs is planned in set-plan.ts; counting is accounting.ts; exit codes are outcome.ts.
+import { setMaxListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
-import type { SetRecord, SetsPage } from '../../src-shared/delivery-api';
+import type { CollectionDetail, SetRecord, SetsPage } from '../../src-shared/delivery-api';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';
@@ -31,7 +32,8 @@ import { SetStore } from './set-store';
 import { loadState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
-import { TaskPool, type PauseGate } from './task-pool';
+import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
+import type { PauseGate } from './task-pool';
 import { laterTimestamp, updatedSinceFor, walkAcceptedSets, type WalkOutcome } from './walk';
 
 /** What a run uses from outside; engine.ts fills in the defaults. */
@@ -41,6 +43,15 @@ export interface RunDeps {
   clock: Clock;
   limiter: RateLimiter;
   gate: PauseGate;
+}
+
+/** The listing's first requests, in flight from the start of the run (SyncRun.openListing). */
+interface Listing {
+  collection: Promise<CollectionDetail>;
+  pages: AsyncGenerator<SetsPage> | undefined;
+  firstPage: Promise<IteratorResult<SetsPage>> | undefined;
+  since: string | undefined;
+  walk: WalkOutcome;
 }
 
 export class SyncRun {
@@ -69,6 +80,8 @@ export class SyncRun {
     private readonly deps: RunDeps,
   ) {
     this.startedAt = deps.clock.now();
+    // Every request in flight listens to the run's signal (sync-pools.ts: dozens of small files and consents at once).
+    setMaxListeners(256, this.controller.signal);
     this.accounting = new Accounting(deps.limiter, deps.gate, this.controller.signal);
     const outer = options.signal;
     if (outer) {
@@ -125,13 +138,17 @@ export class SyncRun {
         createDeliveryClient({
           baseUrl: v.baseUrl,
           apiKey: this.options.apiKey,
-          connections: v.concurrency + 2,
+          connections: connectionsFor(v.concurrency, v.baseUrl.startsWith('https:')),
           headersTimeoutMs: Math.max(v.stallMs, 1000),
           bodyTimeoutMs: v.stallMs,
         });
       const full = this.options.full === true;
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
+      // The listing's first round trip overlaps the local checks below; one turn of the event
+      // loop lets the connections start before the synchronous disk check holds it.
+      const listing = this.openListing(this.client, v, state, full);
+      await new Promise((resolve) => setImmediate(resolve));
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
       const ctx: RunContext = {
@@ -153,7 +170,7 @@ export class SyncRun {
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
-      walkCompleted = await this.syncAll(ctx, v, full);
+      walkCompleted = await this.syncAll(ctx, v, listing);
     } catch (e) {
       if (!this.endsSync(e)) {
         this.fatal ??= { kind: 'internal', message: `Unexpected error: ${(e as Error)?.message ?? String(e)}` };
@@ -214,16 +231,52 @@ export class SyncRun {
     return { lock, state };
   }
 
-  /** Returns true when the page walk completed (so the watermark may advance). */
-  private async syncAll(ctx: RunContext, v: RunSettings, full: boolean): Promise<boolean> {
-    const { client, policy, signal } = ctx;
+  /**
+   * Sends the first requests of the listing at once: the collection, and (unless this is a
+   * repair) page 1 of the walk, together. The local checks of the start run while they travel.
+   */
+  private openListing(client: DeliveryClient, v: RunSettings, state: RunState, full: boolean): Listing {
+    const signal = this.signal;
     const collectionId = this.options.collectionId;
+    const policy = { ...v.policy, clock: this.deps.clock };
+    const acc = this.accounting;
+    const since = full ? undefined : updatedSinceFor(state.head.watermark);
+    const walk: WalkOutcome = { stable: true, passes: 0 };
+    // The walk's back-off shows as phase `retrying` with a countdown.
+    const walkPolicy = {
+      ...policy,
+      onBackoff: (attempt: number, of: number, ms: number) => {
+        acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
+        this.progress?.update();
+      },
+    };
+    const collection = withRetry(policy, () => client.getCollection(collectionId, signal), {
+      signal,
+      onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
+    });
+    // A repair (repair.ts) syncs exactly its sets, no walk, so the watermark stays where it was.
+    const pages = this.repairSets
+      ? undefined
+      : walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
+    const firstPage = pages?.next();
+    // Awaited in syncAll; unobserved when the start fails before it.
+    void collection.catch(() => undefined);
+    void firstPage?.catch(() => undefined);
+    return { collection, pages, firstPage, since, walk };
+  }
+
+  /** Returns true when the page walk completed (so the watermark may advance). */
+  private async syncAll(ctx: RunContext, v: RunSettings, listing: Listing): Promise<boolean> {
+    const { signal } = ctx;
+    const full = this.options.full === true;
+    const acc = this.accounting;
+    const { pages, firstPage, since, walk } = listing;
+    // The consents folder is made ready while the collection travels (it is needed either way).
+    const consentsDirReady = ensureConsentsDir(ctx.consentsDir);
+    void consentsDirReady.catch(() => undefined);
     let collection;
     try {
-      collection = await withRetry(policy, () => client.getCollection(collectionId, signal), {
-        signal,
-        onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
-      });
+      collection = await listing.collection;
     } catch (e) {
       this.walkFailure(e, 'fetch the collection');
       return false;
@@ -232,53 +285,41 @@ export class SyncRun {
       throw localFsError(e, `write ${path.join(ctx.dest, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
-    const consentsWarning = await ensureConsentsDir(ctx.consentsDir).catch((e) => {
+    const consentsWarning = await consentsDirReady.catch((e) => {
       throw localFsError(e, `create the consents folder ${ctx.consentsDir}`);
     });
     if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
 
-    const acc = this.accounting;
     acc.setsExpected = this.repairSets ? this.repairSets.length : collection.sets.accepted;
     acc.phase = 'listing';
     const progress = new ProgressTracker(acc, (e) => this.emit(e), v.progressIntervalMs, undefined, this.deps.clock);
     this.progress = progress;
     progress.start();
-    const pool = new TaskPool(v.concurrency, v.concurrency * 2, this.deps.gate, signal);
+    const pools = createSyncPools(v.concurrency, ctx.client.multiplexed, this.deps.gate, signal);
     let walkCompleted = false;
     try {
-      if (this.repairSets) {
-        // A repair (repair.ts): exactly these sets, no walk, so the watermark stays where it was.
-        for (const id of this.repairSets) {
+      if (!pages || !firstPage) {
+        for (const id of this.repairSets ?? []) {
           if (signal.aborted) break;
-          await this.fetchSetAgain(ctx, id, pool);
+          await this.fetchSetAgain(ctx, id, pools);
         }
         this.listed();
-        await pool.idle();
+        await poolsIdle(pools);
         return false;
       }
-      const since = full ? undefined : updatedSinceFor(ctx.state.head.watermark);
-      const walk: WalkOutcome = { stable: true, passes: 0 };
-      // The walk's back-off shows as phase `retrying` with a countdown.
-      const walkPolicy = {
-        ...policy,
-        onBackoff: (attempt: number, of: number, ms: number) => {
-          acc.walkRetry = { attempt: attempt + 1, of, until: this.deps.clock.now() + ms };
-          progress.update();
-        },
-      };
-      const pages = walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
-      let firstPage = true;
-      for await (const page of pages) {
+      let first = true;
+      for (let next = await firstPage; !next.done; next = await pages.next()) {
+        const page = next.value;
         // An incremental walk lists only what changed: the other accepted sets are done already.
-        if (since !== undefined && firstPage) acc.setsUnchanged = Math.max(0, collection.sets.accepted - page.total);
-        firstPage = false;
+        if (since !== undefined && first) acc.setsUnchanged = Math.max(0, collection.sets.accepted - page.total);
+        first = false;
         const closed = this.deps.gate.whenOpen(signal); // paused: the walk waits too (and is not repeated)
         if (closed) await closed;
         // A record that fails the contract while its page is sound fails its own set, not the walk.
         for (const record of page.rejected ?? []) this.rejectRecord(ctx, record);
         for (const set of page.sets) {
           if (signal.aborted) break;
-          await this.processSet(ctx, set, pool);
+          await this.processSet(ctx, set, pools);
         }
         if (signal.aborted) break;
       }
@@ -289,14 +330,16 @@ export class SyncRun {
         if (signal.aborted) break;
         if (this.seen.has(id)) continue;
         acc.setsRefetched++;
-        await this.fetchSetAgain(ctx, id, pool);
+        await this.fetchSetAgain(ctx, id, pools);
       }
       this.listed();
     } catch (e) {
       this.walkFailure(e, 'list the sets');
       walkCompleted = false;
+    } finally {
+      await pages?.return(undefined).catch(() => undefined); // a walk left early lets go of its page fetched ahead
     }
-    await pool.idle();
+    await poolsIdle(pools);
     if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
     return walkCompleted && !signal.aborted;
   }
@@ -316,10 +359,10 @@ export class SyncRun {
   }
 
   /** A set from the walk or fetched again; the overlap window repeats sets, so each id is planned once. */
-  private async processSet(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
+  private async processSet(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
     if (this.seen.has(set.id)) return;
     this.seen.add(set.id);
-    const { accepted } = await syncSet(ctx, set, pool);
+    const { accepted } = await syncSet(ctx, set, pools);
     if (accepted) this.maxUpdatedAt = laterTimestamp(this.maxUpdatedAt, set.updated_at);
   }
 
@@ -343,7 +386,7 @@ export class SyncRun {
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
-  private async fetchSetAgain(ctx: RunContext, id: number, pool: TaskPool): Promise<void> {
+  private async fetchSetAgain(ctx: RunContext, id: number, pools: SyncPools): Promise<void> {
     let set: SetRecord;
     try {
       set = await withRetry(ctx.policy, () => ctx.client.getSet(this.options.collectionId, id, ctx.signal), { signal: ctx.signal });
@@ -357,7 +400,7 @@ export class SyncRun {
       failSet(ctx, id, `could not fetch the set again: ${(e as Error).message}`);
       return;
     }
-    await this.processSet(ctx, set, pool);
+    await this.processSet(ctx, set, pools);
   }
 
   /** --full: local sets the walk did not return are reported; their files are kept. */

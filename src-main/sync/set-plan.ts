@@ -4,7 +4,7 @@
 import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApiError, isApiError } from '../api/errors';
-import type { FileRecord, SetRecord } from '../../src-shared/delivery-api';
+import type { ConsentRef, FileRecord, SetRecord } from '../../src-shared/delivery-api';
 import { consentStored, writeConsent } from './consents';
 import { fileProblem } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
@@ -15,7 +15,7 @@ import { checkFilename, isPositiveId } from './names';
 import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
-import type { TaskPool } from './task-pool';
+import { transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
 import { hashRegularFile } from './regular-file';
 
@@ -81,7 +81,7 @@ export function reportNotServed(ctx: RunContext, id: number, reason: string): vo
  * downloaded and its consents. Resolves once everything is queued (the pool runs it);
  * `accepted` tells whether the set counts for the watermark.
  */
-export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<{ accepted: boolean }> {
+export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<{ accepted: boolean }> {
   if (!isPositiveId(set.id)) {
     failSet(ctx, set.id, `set id ${set.id} is not a positive integer`, false);
     return { accepted: false };
@@ -117,11 +117,11 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pool: TaskPool): 
   await writeSetJson(ctx.dest, set, ctx.checkedDirs).catch((e) => {
     throw localFsError(e, `write set.json of set ${set.id}`);
   });
-  await planFiles(ctx, set, pool);
+  await planFiles(ctx, set, pools);
   return { accepted: true };
 }
 
-async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promise<void> {
+async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
   const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [], queuedBytes: 0 };
   const refs = participantRefs(set);
   const names = new Set<string>();
@@ -153,9 +153,22 @@ async function planFiles(ctx: RunContext, set: SetRecord, pool: TaskPool): Promi
     acc.fileQueued(file.size_bytes);
     // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
-    await pool.push(() => downloadTask(ctx, sp, file, rel, refs));
+    await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs), transferCost(file.size_bytes, pools.perSlot));
   }
-  await pool.push(() => consentsTask(ctx, sp));
+  // Consents go out before the files queue drains, each request on its own (a set's in parallel).
+  for (const p of set.participants) {
+    const ref = p.consent;
+    if (ref === null) continue;
+    if (!isPositiveId(ref.id)) {
+      sp.failures.push(`consent id ${ref.id} is not a positive integer`);
+      continue;
+    }
+    // A record under its final name was written whole (temp file + rename): nothing to fetch.
+    if (await consentStored(ctx.consentsDir, ref.id)) continue;
+    sp.outstanding++;
+    await pools.consents.push(() => consentTask(ctx, sp, ref));
+  }
+  stepDone(ctx, sp); // the planning step itself
 }
 
 function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, reason: string): void {
@@ -243,31 +256,19 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
   }
 }
 
-async function consentsTask(ctx: RunContext, sp: SetProgress): Promise<void> {
+async function consentTask(ctx: RunContext, sp: SetProgress, ref: ConsentRef): Promise<void> {
   try {
-    for (const p of sp.set.participants) {
-      if (ctx.signal.aborted) return;
-      const ref = p.consent;
-      if (ref === null) continue;
-      if (!isPositiveId(ref.id)) {
-        sp.failures.push(`consent id ${ref.id} is not a positive integer`);
-        continue;
-      }
-      // A record under its final name was written whole (temp file + rename): nothing to fetch.
-      if (await consentStored(ctx.consentsDir, ref.id)) continue;
-      try {
-        const record = await withRetry(ctx.policy, () => ctx.client.getConsent(ref.url, ctx.signal), { signal: ctx.signal });
-        if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
-        await writeConsent(ctx.consentsDir, ref.id, record).catch((e) => {
-          throw localFsError(e, `write consent ${ref.id}`);
-        });
-      } catch (e) {
-        if (ctx.endsSync(e)) return;
-        const reason = `consent ${ref.id}: ${(e as Error).message}`;
-        sp.failures.push(reason);
-        ctx.accounting.recordFailure({ setId: sp.set.id, reason });
-      }
-    }
+    if (ctx.signal.aborted) return;
+    const record = await withRetry(ctx.policy, () => ctx.client.getConsent(ref.url, ctx.signal), { signal: ctx.signal });
+    if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
+    await writeConsent(ctx.consentsDir, ref.id, record).catch((e) => {
+      throw localFsError(e, `write consent ${ref.id}`);
+    });
+  } catch (e) {
+    if (ctx.endsSync(e)) return;
+    const reason = `consent ${ref.id}: ${(e as Error).message}`;
+    sp.failures.push(reason);
+    ctx.accounting.recordFailure({ setId: sp.set.id, reason });
   } finally {
     stepDone(ctx, sp);
   }

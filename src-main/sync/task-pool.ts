@@ -1,6 +1,7 @@
-// A bounded work queue: at most `concurrency` tasks run, and `push` waits while `maxQueued`
-// tasks are waiting, so the producer (the page walk) never runs far ahead and memory stays flat.
-// Every task passes the pause gate before it starts.
+// A bounded work queue: tasks run while the costs of the running ones fit in `capacity` (a task
+// costs 1 unless pushed with another cost; one runs even if it costs more), and `push` waits
+// while `maxQueued` tasks are waiting, so the producer (the page walk) never runs far ahead and
+// memory stays flat. Tasks start in the order pushed. Every task passes the pause gate first.
 
 /**
  * What the queue awaits before starting each task, and what every received body chunk and every
@@ -58,24 +59,30 @@ export function createPauseGate(): ControllablePauseGate {
   };
 }
 
+interface Queued {
+  task: () => Promise<void>;
+  cost: number;
+}
+
 export class TaskPool {
   private running = 0;
-  private readonly queue: Array<() => Promise<void>> = [];
+  private runningCost = 0;
+  private readonly queue: Queued[] = [];
   private readonly spaceWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
 
   constructor(
-    private readonly concurrency: number,
+    private readonly capacity: number,
     private readonly maxQueued: number,
     private readonly gate: PauseGate = openGate,
     private readonly signal: AbortSignal = new AbortController().signal,
   ) {}
 
-  async push(task: () => Promise<void>): Promise<void> {
+  async push(task: () => Promise<void>, cost = 1): Promise<void> {
     while (this.queue.length >= this.maxQueued) {
       await new Promise<void>((r) => this.spaceWaiters.push(r));
     }
-    this.queue.push(task);
+    this.queue.push({ task, cost });
     this.pump();
   }
 
@@ -92,14 +99,16 @@ export class TaskPool {
   }
 
   private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const task = this.queue.shift()!;
+    while (this.queue.length > 0 && (this.running === 0 || this.runningCost + this.queue[0]!.cost <= this.capacity)) {
+      const { task, cost } = this.queue.shift()!;
       this.spaceWaiters.shift()?.();
       this.running++;
+      this.runningCost += cost;
       void this.start(task)
         .catch(() => undefined)
         .finally(() => {
           this.running--;
+          this.runningCost -= cost;
           this.pump();
           if (this.running === 0 && this.queue.length === 0) {
             for (const w of this.idleWaiters.splice(0)) w();

@@ -51,17 +51,20 @@ export async function* walkAcceptedSets(
   onRetry?: (message: string) => void,
   outcome: WalkOutcome = { stable: true, passes: 0 },
 ): AsyncGenerator<SetsPage> {
+  const fetchPage = (page: number) =>
+    withRetry(policy, () => client.listSets(collectionId, { status: 'accepted', updatedSince, page, perPage: PER_PAGE }, signal), {
+      signal,
+      onRetry: (n, e) => onRetry?.(`${e.message}; retry ${n}`),
+    });
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     outcome.passes = pass;
     let firstTotal: number | undefined;
     let changed: string | undefined;
     let maxTotal = 0;
+    let ahead: Promise<SetsPage> | undefined;
     for (let page = 1; ; page++) {
-      const res = await withRetry(
-        policy,
-        () => client.listSets(collectionId, { status: 'accepted', updatedSince, page, perPage: PER_PAGE }, signal),
-        { signal, onRetry: (n, e) => onRetry?.(`${e.message}; retry ${n}`) },
-      );
+      const res = await (ahead ?? fetchPage(page));
+      ahead = undefined;
       const rejected = res.rejected ?? [];
       const records = res.sets.length + rejected.length;
       // A page larger than asked is outside the contract (per_page is 1 to 200): refuse it
@@ -72,12 +75,19 @@ export async function* walkAcceptedSets(
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
       maxTotal = Math.max(maxTotal, res.total);
-      yield res;
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
-      if (!res.has_more || records === 0) break;
+      const more = res.has_more && records > 0;
       // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.
       const needed = Math.ceil(maxTotal / PER_PAGE);
-      if (page >= needed + EXTRA_PAGES) {
+      const withinBound = page < needed + EXTRA_PAGES;
+      // The next page is asked for now, while the caller works through this one: its round trip is hidden.
+      if (more && withinBound) {
+        ahead = fetchPage(page + 1);
+        void ahead.catch(() => undefined); // awaited next turn; unobserved when the caller stops early
+      }
+      yield res;
+      if (!more) break;
+      if (!withinBound) {
         throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} still says has_more, but ${maxTotal} sets fit in ${needed} page${needed === 1 ? '' : 's'}`);
       }
     }

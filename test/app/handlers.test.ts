@@ -228,8 +228,8 @@ describe('sync through the handlers', () => {
     expect(await value(h, 'dataset:pickFolder', { collectionId })).toBeNull();
     expect(h.settings.collectionDataset(account(h).id, collectionId)).toEqual({ dest });
 
-    // Each file answers a little late, so the sync spans several batch intervals.
-    await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'latency', ms: 60 });
+    // Each file answers late, so the sync spans several batch intervals (16 small files are in flight at once).
+    await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'latency', ms: 300 });
     const started = Date.now();
     const state = await value<SyncRunState>(h, 'sync:start', { collectionId });
     expect(state).toMatchObject({ collectionId, running: true });

@@ -12,7 +12,9 @@ import type { SyncEvent } from '../../src-shared/sync-events';
 import { FAST_TUNING, mainCollection, servedSets, sha256sumCheck, useService } from '../engine/helpers';
 import { withTempDest } from '../engine/pages';
 
-const FILE_SIZE = 64 * 1024;
+// A whole transfer slot each (sync-pools.ts): at concurrency 1 the stalled file is the only transfer, so the
+// other set's files come after the swap, as the race needs.
+const FILE_SIZE = 1024 * 1024;
 const env = useService({ sets: 2, fileSize: FILE_SIZE, slots: 2, seed: 1504 });
 
 /** Runs a sync whose file `fileId` stalls half-way; `swap` runs while it is stalled. */

@@ -149,7 +149,7 @@ describe('GET /admin/stats and /admin/state', () => {
     expect(stats.fileRequests).toBe(2);
     expect(stats.fileBytesSent).toBe(f.size_bytes + 100);
     await svc.admin.resetStats();
-    expect(await svc.admin.stats()).toEqual({ requests: 0, byRoute: {}, fileRequests: 0, fileBytesSent: 0 });
+    expect(await svc.admin.stats()).toEqual({ requests: 0, byRoute: {}, fileRequests: 0, fileBytesSent: 0, connections: expect.any(Number), byHttpVersion: {}, idleDrops: 0, timeline: [] });
   });
 
   it('describes every collection with its accepted sets in feed order', async () => {

@@ -1,0 +1,59 @@
+// The two work queues of a sync and what a request costs in them (README "Latency"):
+// - transfers: the user's `concurrency` is the number of large files transferred at once. A small
+//   file costs a fraction of such a slot, so more small files are in flight (their time is mostly
+//   round trips, not bandwidth) while large ones never run more than `concurrency` at a time;
+// - consents: small JSON requests on a pool of their own, so they never wait behind (nor hold) a
+//   transfer slot, and a set's consents go out in parallel.
+import { TaskPool, type PauseGate } from './task-pool';
+
+/** A file at least this large takes a whole transfer slot. */
+export const LARGE_FILE_BYTES = 1024 * 1024;
+/**
+ * Consent requests in flight at once: twice a slot's small files. A set has up to two consents
+ * for four files, so at a long round trip a smaller pool would finish after the files.
+ */
+export function consentRequests(multiplexed: boolean): number {
+  return 2 * requestsPerSlot(multiplexed);
+}
+
+/**
+ * Small files per transfer slot. Over HTTP/1.1 each request in flight is a connection (a
+ * handshake, its own slow start), so 4; over HTTP/2 they are streams of one connection, so 8.
+ */
+export function requestsPerSlot(multiplexed: boolean): number {
+  return multiplexed ? 8 : 4;
+}
+
+/** The cost of a file in transfer units (a slot is `perSlot` units): its share of a large file, at least one unit. */
+export function transferCost(sizeBytes: number, perSlot: number): number {
+  return Math.min(perSlot, Math.max(1, Math.ceil((sizeBytes * perSlot) / LARGE_FILE_BYTES)));
+}
+
+/** Connections the HTTP client may open: every transfer and consent request in flight, plus the page walk's. */
+export function connectionsFor(concurrency: number, multiplexed: boolean): number {
+  return concurrency * requestsPerSlot(multiplexed) + consentRequests(multiplexed) + 2;
+}
+
+export interface SyncPools {
+  transfers: TaskPool;
+  consents: TaskPool;
+  /** Units of one transfer slot (transferCost). */
+  perSlot: number;
+}
+
+export function createSyncPools(concurrency: number, multiplexed: boolean, gate: PauseGate, signal: AbortSignal): SyncPools {
+  const perSlot = requestsPerSlot(multiplexed);
+  return {
+    // Queued ahead: enough small files to refill every unit twice.
+    transfers: new TaskPool(concurrency * perSlot, concurrency * perSlot * 2, gate, signal),
+    consents: new TaskPool(consentRequests(multiplexed), consentRequests(multiplexed) * 8, gate, signal),
+    perSlot,
+  };
+}
+
+/** Resolves once both queues are empty and nothing runs. */
+export async function poolsIdle(pools: SyncPools): Promise<void> {
+  // A consent task never queues a transfer nor the reverse, so one pass over each suffices.
+  await pools.transfers.idle();
+  await pools.consents.idle();
+}
