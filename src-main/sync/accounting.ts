@@ -141,9 +141,10 @@ export class Accounting {
     this.bytesDownloaded += bytes;
     this.bytesHashed += bytes;
     const limited = this.limiter.consumed(bytes);
-    const closed = this.gate.whenOpen(this.signal);
-    if (!closed) return limited;
-    return limited ? Promise.all([limited, closed]).then(() => undefined) : closed;
+    // The gate is asked again once the limiter lets the chunk go: a pause that came while it
+    // waited for tokens holds it too (with many transfers, a second of chunks can be waiting).
+    if (limited) return limited.then(() => this.gate.whenOpen(this.signal));
+    return this.gate.whenOpen(this.signal);
   }
 
   /** Before a request for a body: resolves once the sync is not paused (undefined when it is not). */

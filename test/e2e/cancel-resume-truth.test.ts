@@ -13,7 +13,8 @@ import { recordPushedProgress } from '../support/pushed-progress';
 
 const SETS = 6;
 const SLOTS = 2;
-const FILE_SIZE = 256 * 1024;
+// 1 MiB: each file takes a whole transfer slot (smaller ones share slots, sync-pools.ts), so four run at once.
+const FILE_SIZE = 1024 * 1024;
 /** Each body stalls after 90 % of the file: a Cancel leaves most bytes held in part files. */
 const HELD = Math.floor(FILE_SIZE * 0.9);
 

@@ -93,7 +93,7 @@ describe('bandwidth limit and pause from the app', () => {
     await expectEveryFileVerified(folder);
   });
 
-  it('Pause stops the bytes on disk and says Paused; Resume (by keyboard, focus kept) finishes without a second walk', { timeout: 120_000 }, async () => {
+  it('Pause stops what the service sends and says Paused; Resume (by keyboard, focus kept) finishes without a second walk', { timeout: 120_000 }, async () => {
     expect(app.bridge.services.settings.view().bwlimitBytesPerSecond).toBe(CAP); // keeps the run long enough to pause
     await openWithNewFolder('paused');
     await app.service.admin.resetStats();
@@ -112,11 +112,16 @@ describe('bandwidth limit and pause from the app', () => {
     expect(await page.getByTestId('header-activity').textContent()).toMatch(/^Paused /);
     expect(await page.getByTestId('sync-paused').textContent()).toMatch(/^Paused\. Nothing is downloaded meanwhile/);
 
-    await sleep(600); // chunks already on their way are written
-    const held = await bytesOnDisk(folder);
+    // Nothing more leaves the service while paused (what was on its way when Pause came settles
+    // within a moment). Bodies that had arrived in full may still be written to disk (their last
+    // chunks waited for the shared bandwidth budget), never more than what the service had sent.
+    await sleep(600);
+    const sentAtPause = (await app.service.admin.stats()).fileBytesSent;
     await sleep(2500);
-    expect(await bytesOnDisk(folder)).toBe(held);
-    expect(held).toBeLessThan(TOTAL);
+    expect((await app.service.admin.stats()).fileBytesSent).toBe(sentAtPause);
+    const held = await bytesOnDisk(folder);
+    expect(held).toBeLessThanOrEqual(sentAtPause);
+    expect(sentAtPause).toBeLessThan(TOTAL);
 
     await page.keyboard.press('Enter');
     await expect.poll(() => toggle.textContent()).toBe('Pause');
