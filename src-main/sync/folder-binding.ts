@@ -3,7 +3,7 @@
 // service's sets for good. The state records both; a sync for another stops before it writes
 // or asks anything. A folder synced before the service was recorded takes the service of its
 // next sync.
-import { loadState, type EngineState } from './state';
+import { peekState, type EngineState } from './state';
 
 export interface FolderOwner {
   baseUrl: string;
@@ -27,11 +27,6 @@ export function bindingConflict(dest: string, state: Pick<EngineState, 'baseUrl'
  * exist yet has no owner). The run checks again once it holds the lock.
  */
 export async function checkFolderOwner(dest: string, wanted: FolderOwner): Promise<string | null> {
-  let state: EngineState;
-  try {
-    ({ state } = await loadState(dest));
-  } catch {
-    return null; // unreadable: the locked load reports it
-  }
-  return bindingConflict(dest, state, wanted);
+  const state = peekState(dest); // unreadable: the locked load reports it
+  return state ? bindingConflict(dest, state, wanted) : null;
 }

@@ -29,7 +29,7 @@ import { ensureRealDir, resetScratchDir } from './safe-dirs';
 import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
 import { SetStore } from './set-store';
-import { loadState } from './state';
+import { loadState, peekState } from './state';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
@@ -127,12 +127,6 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
-      const opened = await this.openFolder(v);
-      if (!opened) return await this.finish(false);
-      lock = opened.lock;
-      const state = opened.state;
-      this.state = state;
-
       this.client =
         this.deps.client ??
         createDeliveryClient({
@@ -143,12 +137,29 @@ export class SyncRun {
           bodyTimeoutMs: v.stallMs,
         });
       const full = this.options.full === true;
+      // The listing's first round trips overlap the folder's opening (lock, state) and the local
+      // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
+      // A folder that belongs elsewhere contacts no service (openFolder says why).
+      const peeked = peekState(v.dest);
+      const bound = peeked === null || bindingConflict(v.dest, peeked, { baseUrl: v.baseUrl, collectionId: this.options.collectionId }) === null;
+      const collection = bound ? this.fetchCollection(this.client, v) : undefined;
+      const early = collection && !this.options.repair ? this.openListing(this.client, v, full ? undefined : updatedSinceFor(peeked?.watermark ?? null), collection) : undefined;
+      const opened = await this.openFolder(v);
+      if (!opened) {
+        this.controller.abort(); // the early requests, if any: nothing will read their answers
+        return await this.finish(false);
+      }
+      lock = opened.lock;
+      const state = opened.state;
+      this.state = state;
+
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
-      // The listing's first round trip overlaps the local checks below; one turn of the event
-      // loop lets the connections start before the synchronous disk check holds it.
-      const listing = this.openListing(this.client, v, state, full);
-      await new Promise((resolve) => setImmediate(resolve));
+      const since = full ? undefined : updatedSinceFor(state.head.watermark);
+      // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
+      const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection ?? this.fetchCollection(this.client, v));
+      if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve)); // the requests leave before the synchronous disk check
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
       this.diskCheck = check;
       const ctx: RunContext = {
@@ -231,16 +242,23 @@ export class SyncRun {
     return { lock, state };
   }
 
-  /**
-   * Sends the first requests of the listing at once: the collection, and (unless this is a
-   * repair) page 1 of the walk, together. The local checks of the start run while they travel.
-   */
-  private openListing(client: DeliveryClient, v: RunSettings, state: RunState, full: boolean): Listing {
+  /** The collection's detail (it names the accepted-set count progress needs from its first event). */
+  private fetchCollection(client: DeliveryClient, v: RunSettings): Promise<CollectionDetail> {
+    const signal = this.signal;
+    const collection = withRetry({ ...v.policy, clock: this.deps.clock }, () => client.getCollection(this.options.collectionId, signal), {
+      signal,
+      onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
+    });
+    void collection.catch(() => undefined); // awaited in syncAll; unobserved when the start fails before it
+    return collection;
+  }
+
+  /** The listing: the collection on its way, and (unless this is a repair) page 1 of the walk from `since`, sent at once. */
+  private openListing(client: DeliveryClient, v: RunSettings, since: string | undefined, collection: Promise<CollectionDetail>): Listing {
     const signal = this.signal;
     const collectionId = this.options.collectionId;
     const policy = { ...v.policy, clock: this.deps.clock };
     const acc = this.accounting;
-    const since = full ? undefined : updatedSinceFor(state.head.watermark);
     const walk: WalkOutcome = { stable: true, passes: 0 };
     // The walk's back-off shows as phase `retrying` with a countdown.
     const walkPolicy = {
@@ -250,18 +268,12 @@ export class SyncRun {
         this.progress?.update();
       },
     };
-    const collection = withRetry(policy, () => client.getCollection(collectionId, signal), {
-      signal,
-      onRetry: (n, e) => this.emit({ type: 'warning', message: `${e.message}; retry ${n}` }),
-    });
     // A repair (repair.ts) syncs exactly its sets, no walk, so the watermark stays where it was.
-    const pages = this.repairSets
+    const pages = this.options.repair
       ? undefined
       : walkAcceptedSets(client, collectionId, since, walkPolicy, signal, (m) => this.emit({ type: 'warning', message: m }), walk);
     const firstPage = pages?.next();
-    // Awaited in syncAll; unobserved when the start fails before it.
-    void collection.catch(() => undefined);
-    void firstPage?.catch(() => undefined);
+    void firstPage?.catch(() => undefined); // awaited in syncAll; unobserved when the start fails before it
     return { collection, pages, firstPage, since, walk };
   }
 

@@ -2,7 +2,7 @@
 // folder belongs to, watermark, sets to retry and the fingerprint of the dataset index. What is known of each set (status, verified
 // files with size and mtime, so up-to-date checks hash nothing) lives in sets.jsonl and is read
 // one set at a time (set-store.ts). Written atomically.
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from './atomic';
 import { scratchDir, stateDir } from './layout';
@@ -55,6 +55,21 @@ function statePath(dest: string): string {
   return path.join(stateDir(dest), 'state.json');
 }
 
+/**
+ * The state as it is on disk now, read without the folder's lock (another sync may be writing
+ * it): a guess, checked once the lock is held (run.ts asks for page 1 with its watermark before
+ * the lock is taken). Synchronous: the first asynchronous read of a process costs ~10 ms of
+ * thread-pool start-up, a round trip's share the guess is there to save. Null when there is
+ * none or it cannot be read.
+ */
+export function peekState(dest: string): EngineState | null {
+  try {
+    return parseState(readFileSync(statePath(dest), 'utf8')).state;
+  } catch {
+    return null;
+  }
+}
+
 export async function loadState(dest: string): Promise<{ state: EngineState; legacy?: LegacyState }> {
   let text: string;
   try {
@@ -63,6 +78,10 @@ export async function loadState(dest: string): Promise<{ state: EngineState; leg
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState() };
     throw e;
   }
+  return parseState(text);
+}
+
+function parseState(text: string): { state: EngineState; legacy?: LegacyState } {
   // A corrupt state costs re-checking files (they are adopted by hash), never data.
   let s: Record<string, unknown>;
   try {
