@@ -58,7 +58,13 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
         <dt>Still to download</dt>
         <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
-          {toDownload === null ? 'known while a sync runs' : estimate ? `about ${formatBytes(toDownload)} (${estimate.newSets} new accepted sets, estimated)` : formatBytes(toDownload)}
+          {toDownload === null
+            ? 'known while a sync runs'
+            : estimate
+              ? estimate.newSets === 0
+                ? 'no new accepted sets (edited ones are known while a sync runs)'
+                : `about ${formatBytes(toDownload)} (${estimate.newSets} new accepted sets, estimated)`
+              : formatBytes(toDownload)}
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>

@@ -65,6 +65,7 @@ describe('dataset card, per-folder history and activity', () => {
     expect(await page.getByTestId('card-consents').textContent()).toBe(`${folder}.consents`);
     await expect.poll(() => page.getByTestId('card-changes').textContent()).toMatch(/^New sets: (\d+, ){5}\d+ · edited: none · left accepted: none$/);
     expect(await page.getByTestId('card-verified').textContent()).toBe('never');
+    await expect.poll(() => page.getByTestId('card-to-download').textContent()).toBe('no new accepted sets (edited ones are known while a sync runs)');
     await card.getByRole('button', { name: 'Show consents folder' }).click();
     await expect.poll(() => bridge.shownInFolder.at(-1)).toBe(`${folder}.consents`);
     await page.getByRole('button', { name: 'Verify' }).click();
