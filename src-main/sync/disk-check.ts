@@ -55,12 +55,14 @@ export function checkRecordedFiles(dest: string, state: RunState, clock: Clock):
 }
 
 /**
- * The end of the sync, for the sets the check found damaged: an entry whose file is still missing
- * or changed (its download failed, or the set is no longer served) leaves the records, so
- * manifest.csv and SHA256SUMS list only verified files present. A set that is still wanted stays
- * pending, and its next sync downloads the file again.
+ * The end of the sync, for the sets the check found damaged and the sets this sync worked on: an
+ * entry whose file is missing or changed now (its download failed, the set is no longer served,
+ * or the file went after it was verified) leaves the records, so manifest.csv and SHA256SUMS
+ * list only verified files present. Returns the sets that lost an entry: they are no longer
+ * complete, and the caller makes the ones still wanted pending so the next sync fetches them.
  */
-export function dropUnhealedEntries(dest: string, state: RunState, setIds: Iterable<number>): void {
+export function dropUnhealedEntries(dest: string, state: RunState, setIds: Iterable<number>): number[] {
+  const lost: number[] = [];
   for (const id of new Set(setIds)) {
     const local = state.store.get(id);
     if (!local) continue;
@@ -72,8 +74,12 @@ export function dropUnhealedEntries(dest: string, state: RunState, setIds: Itera
       delete local.files[rel];
       removed = true;
     }
-    if (removed) state.putLocal(local);
+    if (!removed) continue;
+    local.complete = false;
+    state.putLocal(local);
+    lost.push(id);
   }
+  return lost;
 }
 
 function isRealDir(p: string): boolean {

@@ -466,7 +466,11 @@ export class SyncRun {
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
         await state.settled();
-        if (this.diskCheck) dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped]);
+        if (this.diskCheck) {
+          // The sets this sync worked on are looked at again too: a file verified here may have gone since.
+          const lost = dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
+          for (const id of lost) if (this.seen.has(id)) state.addPending(id);
+        }
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {

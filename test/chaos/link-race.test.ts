@@ -2,7 +2,7 @@
 // stalls it half-way), a folder on the way to its final name is swapped for a symlink to a
 // folder outside DEST. The rename into place is checked against DEST's real path before and
 // after: the file fails (exit 1), nothing outside DEST is listed in manifest.csv or SHA256SUMS,
-// and `sha256sum -c` passes.
+// and `sha256sum -c` passes. Also: a file deleted after this sync verified it, before the sync ends.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -81,6 +81,28 @@ describe('a folder swapped for a symlink while a file downloads', () => {
       expect(reason).toMatch(/ended up at .*outside DEST, and is not listed/);
       // Every set now lies behind the link: nothing is listed (so there is nothing for sha256sum to check).
       expect(await listedPaths(dest)).toEqual([]);
+    });
+  });
+});
+
+describe('a file deleted after this sync verified it, before the sync ends', () => {
+  it('is not listed in SHA256SUMS or manifest.csv, and the next sync fetches it again', { timeout: 60_000 }, async () => {
+    await withTempDest(async (dest) => {
+      const [first, second] = await servedSets(env.svc, env.collectionId);
+      const gone = `sets/${first!.id}/${first!.files[0]!.filename}`;
+      // The second set's last file stalls; the first set is verified by then and loses a file.
+      const { summary } = await syncWithSwap(dest, second!.files.at(-1)!.id, () => fs.rm(path.join(dest, gone)));
+      expect(summary.exitCode).toBe(0);
+      expect(await listedPaths(dest)).not.toContain(gone);
+      expect((await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).includes(gone)).toBe(false);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+
+      const { apiKey, collectionId } = mainCollection(env.svc);
+      const again = await runSync({ baseUrl: env.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING }, () => undefined);
+      expect(again.exitCode).toBe(0);
+      expect(again.filesDownloaded).toBe(1);
+      expect(await listedPaths(dest)).toContain(gone);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
     });
   });
 });
