@@ -147,7 +147,7 @@ export class SyncController {
     const run = this.newRun('sync', abort);
     run.spaceAnswered = opts.spaceConfirmed === true;
     this.running.set(keyOf(ref), run);
-    run.done = this.execute(ref, run, options, opts.repair ? this.runRepair : this.runSync);
+    run.done = opts.repair ? this.execute(ref, run, options, this.runRepair, 'Repair') : this.execute(ref, run, options, this.runSync, 'Sync');
     const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
@@ -157,7 +157,7 @@ export class SyncController {
     return { kind, startedAt: new Date().toISOString(), abort, done: Promise.resolve(), gate: createPauseGate(), lowSpace: null, spaceAnswered: false };
   }
 
-  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob): Promise<void> {
+  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob, what: RunName): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = `collection ${collectionId}`;
@@ -177,8 +177,9 @@ export class SyncController {
       );
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
-      await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
-      this.notifyOutcome(summary, title);
+      // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
+      if (what === 'Sync') await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
+      this.notifyOutcome(summary, title, what);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.
       batcher.flush();
@@ -199,17 +200,17 @@ export class SyncController {
     this.deps.notify('Sync paused: not enough disk space', `The sync of ${title} needs more space than is free; open it to go on or cancel.`);
   }
 
-  private notifyOutcome(summary: SyncSummary, title: string): void {
-    this.deps.emit('notice', inAppMessage(summary, title));
+  private notifyOutcome(summary: SyncSummary, title: string, what: RunName): void {
+    this.deps.emit('notice', inAppMessage(summary, title, what));
     if (summary.filesDownloaded > 0) {
       const files = summary.filesDownloaded === 1 ? '1 new file' : `${summary.filesDownloaded} new files`;
       this.deps.notify('New files synced', `${files} in ${title}.`);
     }
     if (summary.cancelled) return;
     if (summary.fatal) {
-      this.deps.notify('Sync failed', `${title}: ${summary.fatal.message}`);
+      this.deps.notify(`${what} failed`, `${title}: ${summary.fatal.message}`);
     } else if (summary.exitCode !== 0) {
-      this.deps.notify('Sync finished with failures', `${title}: ${summary.filesFailed} file(s) and ${summary.setsFailed} set(s) failed; they are retried next time.`);
+      this.deps.notify(`${what} finished with failures`, `${title}: ${summary.filesFailed} file(s) and ${summary.setsFailed} set(s) failed; they are retried next time.`);
     }
   }
 
@@ -287,11 +288,14 @@ export class SyncController {
 }
 
 /** The message in the window when a run ends: what it did, in counts. */
-export function inAppMessage(summary: SyncSummary, title: string): EventChannels['notice'] {
-  if (summary.cancelled) return { level: 'info', message: `Sync of ${title} cancelled; partial downloads are kept.` };
-  if (summary.fatal) return { level: 'error', message: `Sync of ${title} failed: ${summary.fatal.message}` };
+/** What a run is called in messages: a repair (sync:repair) is a sync of chosen files. */
+type RunName = 'Sync' | 'Repair';
+
+export function inAppMessage(summary: SyncSummary, title: string, what: RunName = 'Sync'): EventChannels['notice'] {
+  if (summary.cancelled) return { level: 'info', message: `${what} of ${title} cancelled; partial downloads are kept.` };
+  if (summary.fatal) return { level: 'error', message: `${what} of ${title} failed: ${summary.fatal.message}` };
   const counts = `${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed`;
   return summary.exitCode === 0
-    ? { level: 'info', message: `Sync of ${title} finished: ${counts}.` }
-    : { level: 'warning', message: `Sync of ${title} finished with failures: ${counts}.` };
+    ? { level: 'info', message: `${what} of ${title} finished: ${counts}.` }
+    : { level: 'warning', message: `${what} of ${title} finished with failures: ${counts}.` };
 }

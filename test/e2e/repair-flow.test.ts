@@ -84,6 +84,9 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/Last repair: 2 downloaded, \d+ up to date, 0 failed\./);
   // The run touched only the damaged files' sets; the panel says so rather than look like a short sync.
   expect(await page.locator('#files-title').textContent()).toBe('Files of the last repair');
+  await expect.poll(() => page.locator('.toast').allTextContents()).toContainEqual(expect.stringMatching(/^Repair of ".+" finished: 2 downloaded, /));
+  // The dataset card keeps what the last sync changed: a repair is not the service editing sets.
+  expect(await page.getByTestId('card-changes').textContent()).toMatch(/^New sets: .+ · edited: none · left accepted: none$/);
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact. ${total} of ${total} files OK · 0 missing · 0 changed · 0 extra`);
   expect(await page.getByRole('button', { name: /^Repair/ }).count()).toBe(0);
