@@ -124,7 +124,17 @@ async function start(): Promise<void> {
 
   installSecurityHooks();
   // Every API client follows the system's proxy settings (PAC, WPAD, manual), unless HTTPS_PROXY/HTTP_PROXY are set.
-  useSystemProxy({ resolveProxy: (url) => session.defaultSession.resolveProxy(url), onNotice: (message) => console.warn(message) });
+  // What it cannot follow (an HTTPS/SOCKS proxy, unreadable settings) is said in the window, once per app session.
+  const proxyNotices = new Set<string>();
+  useSystemProxy({
+    resolveProxy: (url) => session.defaultSession.resolveProxy(url),
+    onNotice: (message) => {
+      console.warn(message);
+      if (proxyNotices.has(message)) return;
+      proxyNotices.add(message);
+      emit('notice', { level: 'warning', message: `System proxy settings: ${message}` });
+    },
+  });
   registerIpc(services);
   Menu.setApplicationMenu(buildMenu());
   createWindow();
