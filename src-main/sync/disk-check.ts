@@ -36,15 +36,22 @@ export interface DiskCheck {
 export function checkRecordedFiles(dest: string, state: RunState, clock: Clock): DiskCheck {
   const started = clock.now();
   const check: DiskCheck = { files: 0, missing: 0, changed: 0, durationMs: 0, damaged: new Map() };
+  // lstat does not follow the last part of a path only: a set folder swapped for a link would
+  // pass its files off as present. One lstat per folder tells (not per file).
+  const setsReal = isRealDir(path.join(dest, 'sets'));
   for (const local of state.store.all()) {
     const problems: string[] = [];
+    const folders = new Map<string, boolean>();
     for (const [rel, entry] of Object.entries(local.files)) {
       check.files++;
-      const problem = fileProblem(dest, rel, entry);
+      const folder = path.dirname(rel);
+      let real = folders.get(folder);
+      if (real === undefined) folders.set(folder, (real = setsReal && isRealDir(path.join(dest, folder))));
+      const problem = real ? fileProblem(dest, rel, entry) : 'changed on disk';
       if (problem === null) continue;
       if (problem === 'missing on disk') check.missing++;
       else check.changed++;
-      problems.push(`${rel} ${problem}`);
+      problems.push(real ? `${rel} ${problem}` : `${rel} reached through a link (${folder} is not a real folder)`);
     }
     if (problems.length === 0) continue;
     check.damaged.set(local.id, problems.length <= 3 ? problems.join('; ') : `${problems.slice(0, 3).join('; ')} and ${problems.length - 3} more`);

@@ -2,7 +2,8 @@
 // stalls it half-way), a folder on the way to its final name is swapped for a symlink to a
 // folder outside DEST. The rename into place is checked against DEST's real path before and
 // after: the file fails (exit 1), nothing outside DEST is listed in manifest.csv or SHA256SUMS,
-// and `sha256sum -c` passes. Also: a file deleted after this sync verified it, before the sync ends.
+// and `sha256sum -c` passes. Also: a file deleted after this sync verified it, before the sync ends, and a
+// set folder swapped for a link between two syncs.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -102,6 +103,30 @@ describe('a file deleted after this sync verified it, before the sync ends', () 
       expect(again.exitCode).toBe(0);
       expect(again.filesDownloaded).toBe(1);
       expect(await listedPaths(dest)).toContain(gone);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+    });
+  });
+});
+
+describe('a set folder swapped for a link between two syncs', () => {
+  it('is found by the next sync, which stops with a clear message and lists none of its files', { timeout: 60_000 }, async () => {
+    await withTempDest(async (dest, outer) => {
+      const { apiKey, collectionId } = mainCollection(env.svc);
+      const options = { baseUrl: env.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING };
+      expect((await runSync(options, () => undefined)).exitCode).toBe(0);
+      const [set] = await servedSets(env.svc, collectionId);
+      const setDir = path.join(dest, 'sets', String(set!.id));
+      const elsewhere = path.join(outer, 'elsewhere');
+      await fs.rename(setDir, elsewhere); // the same files, same sizes and mtimes, now outside DEST
+      await fs.symlink(elsewhere, setDir);
+
+      const events: SyncEvent[] = [];
+      const summary = await runSync(options, (e) => events.push(e));
+      expect(summary.diskCheck?.changed).toBe(set!.files.length);
+      // The set is fetched again, and writing into its folder is refused as for any linked folder.
+      expect(events.some((e) => e.type === 'set' && e.setId === set!.id && e.reason?.includes('is not a real folder'))).toBe(true);
+      expect(summary.fatal?.message).toMatch(/is a symbolic link; refusing to follow it out of the dataset folder/);
+      expect((await listedPaths(dest)).filter((p) => p.startsWith(`sets/${set!.id}/`))).toEqual([]);
       expect((await sha256sumCheck(dest)).code).toBe(0);
     });
   });
