@@ -3,7 +3,7 @@
 // service's sets for good. The state records both; a sync for another stops before it writes
 // or asks anything. A folder synced before the service was recorded takes the service of its
 // next sync.
-import { peekState, type EngineState } from './state';
+import type { EngineState } from './state';
 
 export interface FolderOwner {
   baseUrl: string;
@@ -20,13 +20,4 @@ export function bindingConflict(dest: string, state: Pick<EngineState, 'baseUrl'
     `${dest} holds ${holds}; this sync is for collection ${wanted.collectionId} of ${wanted.baseUrl}. ` +
     'A dataset folder belongs to one service and one collection: choose another folder.'
   );
-}
-
-/**
- * Reads the folder's state without taking the lock or creating anything (a folder that does not
- * exist yet has no owner). The run checks again once it holds the lock.
- */
-export async function checkFolderOwner(dest: string, wanted: FolderOwner): Promise<string | null> {
-  const state = peekState(dest); // unreadable: the locked load reports it
-  return state ? bindingConflict(dest, state, wanted) : null;
 }

@@ -15,7 +15,7 @@ import { ensureConsentsDir } from './consents';
 import { writeCollectionJson } from './dataset';
 import { writeDatasetIndex } from './dataset-index';
 import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
-import { bindingConflict, checkFolderOwner } from './folder-binding';
+import { bindingConflict, type FolderOwner } from './folder-binding';
 import { appendHistory } from './history';
 import { partialDir } from './layout';
 import { localFsError } from './local-errors';
@@ -127,6 +127,17 @@ export class SyncRun {
         return await this.finish(false);
       }
       this.settings = v;
+      const full = this.options.full === true;
+      const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
+      // The folder's state as it is now, without the lock or creating anything (a folder that does
+      // not exist yet has no owner). One that belongs elsewhere stops here: nothing is written or
+      // asked. The run checks again once it holds the lock.
+      const peeked = peekState(v.dest);
+      const conflict = peeked ? bindingConflict(v.dest, peeked, owner) : null;
+      if (conflict) {
+        this.fatal = { kind: 'config', message: conflict };
+        return await this.finish(false);
+      }
       this.client =
         this.deps.client ??
         createDeliveryClient({
@@ -136,15 +147,11 @@ export class SyncRun {
           headersTimeoutMs: Math.max(v.stallMs, 1000),
           bodyTimeoutMs: v.stallMs,
         });
-      const full = this.options.full === true;
       // The listing's first round trips overlap the folder's opening (lock, state) and the local
       // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
-      // A folder that belongs elsewhere contacts no service (openFolder says why).
-      const peeked = peekState(v.dest);
-      const bound = peeked === null || bindingConflict(v.dest, peeked, { baseUrl: v.baseUrl, collectionId: this.options.collectionId }) === null;
-      const collection = bound ? this.fetchCollection(this.client, v) : undefined;
-      const early = collection && !this.options.repair ? this.openListing(this.client, v, full ? undefined : updatedSinceFor(peeked?.watermark ?? null), collection) : undefined;
-      const opened = await this.openFolder(v);
+      const collection = this.fetchCollection(this.client, v);
+      const early = this.options.repair ? undefined : this.openListing(this.client, v, full ? undefined : updatedSinceFor(peeked?.watermark ?? null), collection);
+      const opened = await this.openFolder(v, owner);
       if (!opened) {
         this.controller.abort(); // the early requests, if any: nothing will read their answers
         return await this.finish(false);
@@ -157,7 +164,7 @@ export class SyncRun {
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       const since = full ? undefined : updatedSinceFor(state.head.watermark);
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
-      const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection ?? this.fetchCollection(this.client, v));
+      const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection);
       if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
       await new Promise((resolve) => setImmediate(resolve)); // the requests leave before the synchronous disk check
       const check = checkRecordedFiles(v.dest, state, this.deps.clock);
@@ -195,17 +202,11 @@ export class SyncRun {
   }
 
   /**
-   * Takes DEST for this sync: checks it belongs to this service and collection (before anything
-   * is written), makes the state folders, takes the lock, loads (and migrates) the state. On
-   * failure the fatal error is set, nothing is held, and undefined is returned.
+   * Takes DEST for this sync (its owner was checked before): makes the state folders, takes the
+   * lock, loads (and migrates) the state, checks the owner again. On failure the fatal error is
+   * set, nothing is held, and undefined is returned.
    */
-  private async openFolder(v: RunSettings): Promise<{ lock: Lock; state: RunState } | undefined> {
-    const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
-    const conflict = await checkFolderOwner(v.dest, owner);
-    if (conflict) {
-      this.fatal = { kind: 'config', message: conflict };
-      return undefined;
-    }
+  private async openFolder(v: RunSettings, owner: FolderOwner): Promise<{ lock: Lock; state: RunState } | undefined> {
     let lock: Lock | undefined;
     let state: RunState | undefined;
     try {

@@ -15,6 +15,14 @@ function setList(ids: number[]): string {
   return ids.length > 12 ? `${shown} and ${ids.length - 12} more` : shown;
 }
 
+/** What is left to download: a running sync's exact figure, or (`newSets` given) the estimate before one. */
+function toDownloadText(bytes: number | null, newSets: number | undefined): string {
+  if (bytes === null) return 'known while a sync runs';
+  if (newSets === undefined) return formatBytes(bytes);
+  if (newSets === 0) return 'no new accepted sets (edited ones are known while a sync runs)';
+  return `about ${formatBytes(bytes)} (${newSets} new accepted sets, estimated)`;
+}
+
 /** The collection's dataset on disk: what is there, how much room is left, the consents, the last changes. */
 export function DatasetCardView({ collectionId, dest }: { collectionId: number; dest: string }) {
   const entry = useDataset((s) => s.cards[collectionId]);
@@ -58,13 +66,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
         <dt>Still to download</dt>
         <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
-          {toDownload === null
-            ? 'known while a sync runs'
-            : estimate
-              ? estimate.newSets === 0
-                ? 'no new accepted sets (edited ones are known while a sync runs)'
-                : `about ${formatBytes(toDownload)} (${estimate.newSets} new accepted sets, estimated)`
-              : formatBytes(toDownload)}
+          {toDownloadText(toDownload, estimate?.newSets)}
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>
