@@ -1,8 +1,8 @@
-// A file's failure in plain words. The engine reports a failed or retried file with one technical
-// reason (file events carry no code); its wording is stable and pinned by
-// test/ui/failure-words.test.ts against reasons the real engine gives under the reference
-// service's faults. Each known shape becomes what happened and what the user can do; the
-// technical detail stays available, with request paths shortened and anything key-like hidden.
+// A file's failure in plain words. The engine reports a failed or retried file with a stable
+// code (FailureCode) and a technical reason; the words are chosen by the code (pinned by
+// test/ui/failure-words.test.ts against the codes the real engine gives under the reference
+// service's faults), the reason is the detail, shortened and with anything key-like hidden.
+import type { FailureCode } from '../src-shared/sync-events';
 
 export interface PlainFailure {
   /** What happened, in a few words (the row shows it). */
@@ -13,111 +13,129 @@ export interface PlainFailure {
   detail: string;
 }
 
-interface Shape {
-  test: RegExp;
-  summary: string;
-  explanation: string;
-}
+type Words = { summary: string; explanation: string };
 
 const TRY_AGAIN = 'Press Sync again later: the file is fetched again, and bytes already received are kept and resumed.';
 const TELL_PROVIDER = 'If it keeps happening, copy these details and send them to the data provider.';
 
-// First match wins: the more specific shapes come first.
-const SHAPES: readonly Shape[] = [
-  {
-    test: /not served \(404\)/,
+/** The words for each failure code (FailureCode, src-shared/sync-events.ts); null: no specific words (the fallback). */
+const WORDS: Record<FailureCode, Words | null> = {
+  not_served: {
     summary: 'No longer offered',
     explanation: 'The service no longer offers this file: its set has probably left "accepted" (sent back for rework or rejected). Nothing to do; if the set is accepted again, the next Sync downloads it.',
   },
-  {
-    test: /SHA-256 mismatch/,
+  hash_mismatch: {
     summary: 'Arrived damaged',
     explanation: `The file arrived damaged several times in a row (its contents did not match the checksum the service published), so it was discarded rather than kept. ${TRY_AGAIN} ${TELL_PROVIDER}`,
   },
-  {
-    test: /sent more than the announced/,
+  oversize: {
     summary: 'Larger than announced',
     explanation: `The service sent more data than the file's announced size, several times, so the file was discarded. ${TELL_PROVIDER}`,
   },
-  {
-    test: /\(401\)|API key was rejected/,
+  auth: {
     summary: 'API key rejected',
     explanation: 'The service rejected the API key (it may have been revoked or expired). Connect again with a valid key, then press Sync.',
   },
-  {
-    test: /HTTP 403\b/,
+  forbidden: {
     summary: 'Access refused',
     explanation: 'The service refused access to this file: the API key may lack the permission to download files, or the file belongs to another account. Check the key with the data provider, then press Sync again.',
   },
-  {
-    test: /HTTP 429\b/,
+  rate_limited: {
     summary: 'Service busy',
     explanation: `The service kept asking the app to slow down (too many requests). Wait a few minutes; fewer parallel downloads in Settings also help. ${TRY_AGAIN}`,
   },
-  {
-    test: /HTTP 5\d\d\b/,
+  server_error: {
     summary: 'Service error',
     explanation: `The service kept answering with a server error. The problem is on the service's side, not yours. ${TRY_AGAIN} ${TELL_PROVIDER}`,
   },
-  {
-    test: /TLS certificate not accepted/,
+  tls: {
     summary: 'Certificate not trusted',
     explanation: "The service's certificate was not accepted, so the connection is not secure and nothing was sent. Check the service address; on a company network, ask IT whether a proxy replaces certificates.",
   },
-  {
-    test: /stalled/,
+  stalled: {
     summary: 'Download stalled',
     explanation: `Data stopped arriving, or came slower than 1 KiB/s, several times in a row. Check your connection (Wi-Fi, VPN, proxy). ${TRY_AGAIN}`,
   },
-  {
-    test: /bytes received for a file of/,
+  unstable: {
     summary: 'Connection too unstable',
     explanation: `The file was fetched over and over (more than several times its size) without ever completing, so the app stopped trying for this sync. Check your connection. ${TRY_AGAIN}`,
   },
-  {
-    test: /ended early|could not reach|transfer from .* failed|connection refused|range not satisfiable|unexpected Content-Range/,
+  connection: {
     summary: 'Connection kept breaking',
     explanation: `The connection to the service broke before the whole file arrived, several times in a row. Check your connection (Wi-Fi, VPN, proxy). ${TRY_AGAIN}`,
   },
-  {
-    test: /no longer resolves inside DEST|replaced by a link/,
+  escaped: {
     summary: 'Folder led outside dataset',
     explanation: "The file's folder in the dataset was replaced by a link to somewhere else while it was being saved, so the file was not put there. Check the dataset folder for links you did not create, then press Sync again.",
   },
-  {
-    test: /file name .* (does not have the form|names set|names slot|appears twice)|is not a positive integer|breaks the API contract|unexpected answer|not valid JSON|refusing to send the API key/,
+  bad_listing: {
     summary: 'Wrong listing from service',
     explanation: `The service described this file in a way the app cannot accept (a wrong name, ID or answer), so it was not downloaded. This is a fault on the service's side. ${TELL_PROVIDER}`,
   },
-  {
-    test: /disk is full/,
+  disk_full: {
     summary: 'Disk full',
     explanation: 'The disk of the dataset folder is full. Free some space, then press Sync again: partial downloads are kept and resume.',
   },
-  {
-    test: /not writable/,
+  not_writable: {
     summary: 'Folder not writable',
     explanation: 'The app may not write into the dataset folder. Check its permissions (or choose another folder), then press Sync again.',
   },
+  storage: {
+    summary: 'Could not store',
+    explanation: `The file arrived whole but could not be stored in the dataset. Check the dataset folder or bucket (its details below say what failed), then press Sync again. ${TRY_AGAIN}`,
+  },
+  unknown: null,
+};
+
+/**
+ * Events without a code (history written by versions before codes existed) are read by the
+ * shape of their reason text; first match wins, the more specific shapes first.
+ */
+const LEGACY_SHAPES: ReadonlyArray<readonly [RegExp, FailureCode]> = [
+  [/not served \(404\)/, 'not_served'],
+  [/SHA-256 mismatch/, 'hash_mismatch'],
+  [/sent more than the announced/, 'oversize'],
+  [/\(401\)|API key was rejected/, 'auth'],
+  [/HTTP 403\b/, 'forbidden'],
+  [/HTTP 429\b/, 'rate_limited'],
+  [/HTTP 5\d\d\b/, 'server_error'],
+  [/TLS certificate not accepted/, 'tls'],
+  [/stalled/, 'stalled'],
+  [/bytes received for a file of/, 'unstable'],
+  [/ended early|could not reach|transfer from .* failed|connection refused|range not satisfiable|unexpected Content-Range/, 'connection'],
+  [/no longer resolves inside DEST|replaced by a link/, 'escaped'],
+  [/file name .* (does not have the form|names set|names slot|appears twice)|is not a positive integer|breaks the API contract|unexpected answer|not valid JSON|refusing to send the API key/, 'bad_listing'],
+  [/disk is full/, 'disk_full'],
+  [/not writable/, 'not_writable'],
 ];
 
-const FALLBACK = {
+const FALLBACK: Words = {
   summary: 'Could not download',
   explanation: `The file could not be downloaded. Press Sync again to retry it. ${TELL_PROVIDER}`,
 };
 
-/** The plain-words reading of an engine reason (a fallback for shapes not known here). */
-export function explainFailure(reason: string | undefined): PlainFailure {
+/** The code of a failure: the engine's when it gave one, else read from the shape of an older reason text. */
+export function codeOf(reason: string | undefined, code?: FailureCode): FailureCode {
+  if (code !== undefined) return code;
   const text = reason ?? '';
-  const shape = SHAPES.find((s) => s.test.test(text)) ?? FALLBACK;
-  const gaveUp = /gave up after (\d+) attempts/.exec(text);
-  const tries = gaveUp ? ` The app tried ${gaveUp[1]} times.` : '';
-  return { summary: shape.summary, explanation: shape.explanation + tries, detail: text ? shortDetail(text) : 'No reason was reported.' };
+  return LEGACY_SHAPES.find(([shape]) => shape.test(text))?.[1] ?? 'unknown';
 }
 
-/** True when the reason has a known shape (the plain words are specific, not the fallback). */
-export function isKnownFailure(reason: string): boolean {
-  return SHAPES.some((s) => s.test.test(reason));
+/**
+ * The plain-words reading of a failure: chosen by the engine's code, so rewording a reason
+ * cannot change what the user is told; the reason itself is the detail.
+ */
+export function explainFailure(reason: string | undefined, code?: FailureCode): PlainFailure {
+  const text = reason ?? '';
+  const words = WORDS[codeOf(reason, code)] ?? FALLBACK;
+  const gaveUp = /gave up after (\d+) attempts/.exec(text);
+  const tries = gaveUp ? ` The app tried ${gaveUp[1]} times.` : '';
+  return { summary: words.summary, explanation: words.explanation + tries, detail: text ? shortDetail(text) : 'No reason was reported.' };
+}
+
+/** True when the failure has specific words (not the fallback). */
+export function isKnownFailure(reason: string, code?: FailureCode): boolean {
+  return WORDS[codeOf(reason, code)] !== null;
 }
 
 /**

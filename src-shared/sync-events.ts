@@ -5,6 +5,48 @@
 
 export type FileState = 'queued' | 'downloading' | 'retrying' | 'verified' | 'up_to_date' | 'failed';
 
+/**
+ * Why a file or set failed, or why a file is being retried: stable machine-readable words for
+ * scripts (`--json`) and for the window's plain words, which are chosen by code, never by
+ * matching the English reason (docs/contracts.md lists them). The reason text stays the
+ * human detail and may be reworded at any time; a code is only ever added, never renamed.
+ */
+export type FailureCode =
+  /** 404: the file or set is no longer served (its set left accepted, or was removed). */
+  | 'not_served'
+  /** The body never matched the listing's SHA-256 (discarded after several tries). */
+  | 'hash_mismatch'
+  /** The service sent more bytes than the listing's size_bytes. */
+  | 'oversize'
+  /** 401: the API key was refused. */
+  | 'auth'
+  /** 403: the key may not read this. */
+  | 'forbidden'
+  /** 429 until the retries ran out. */
+  | 'rate_limited'
+  /** 5xx until the retries ran out. */
+  | 'server_error'
+  /** The service's TLS certificate was not accepted. */
+  | 'tls'
+  /** No bytes, or under 1 KiB/s, for a whole stall window, until the retries ran out. */
+  | 'stalled'
+  /** More than 4x the file's size was received without completing it. */
+  | 'unstable'
+  /** The connection broke (reset, refused, ended early, range answers that do not fit). */
+  | 'connection'
+  /** A folder of the dataset was replaced by a link leading out of it. */
+  | 'escaped'
+  /** The service's record or answer breaks the API contract (bad name, id, collision, malformed answer). */
+  | 'bad_listing'
+  /** The dataset's disk is full. */
+  | 'disk_full'
+  /** The dataset (or consents) destination may not be written. */
+  | 'not_writable'
+  /** Another error of the local file system or the destination store. */
+  | 'storage'
+  /** Nothing above: the reason says what happened. */
+  | 'unknown';
+
 export interface SyncOptions {
   baseUrl: string;
   apiKey: string;
@@ -48,8 +90,10 @@ export type SyncEvent =
   /** `consentsDir`: the real path the consent records go to (a link given or defaulted to is resolved once, at the start). */
   | { type: 'start'; collectionId: number; dest: string; consentsDir?: string; full: boolean; watermark: string | null }
   | { type: 'collection'; collectionId: number; title: string; acceptedSets: number }
-  | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string }
-  | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string }
+  /** `code`: on a failed set, why (its first failure's code). */
+  | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string; code?: FailureCode }
+  /** `code`: on a failed or retrying file, why (FailureCode); `reason` is the human detail. */
+  | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string; code?: FailureCode }
   | ProgressEvent
   | { type: 'warning'; message: string }
   | { type: 'summary'; summary: SyncSummary };
@@ -115,7 +159,7 @@ export interface SyncSummary {
   bytesDownloaded: number;
   bytesHashed: number;
   requests: number;
-  failures: Array<{ setId: number; fileId?: number; path?: string; reason: string }>;
+  failures: Array<{ setId: number; fileId?: number; path?: string; reason: string; code: FailureCode }>;
   /**
    * The check of every recorded file at the start of the sync (regular file, size and mtime as
    * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.

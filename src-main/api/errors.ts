@@ -15,8 +15,13 @@ export type ApiErrorKind =
   | 'malformed' // the answer does not match the contract
   | 'aborted'; // cancelled by the caller
 
+/** What more is known of a `network` failure, for the failure code (sync/failure-code.ts) rather than its wording. */
+export type NetworkCause = 'tls' | 'stalled';
+
 export class ApiError extends Error {
   readonly kind: ApiErrorKind;
+  /** For kind `network`: a certificate refused, or a body that stalled (no data, or under 1 KiB/s). */
+  readonly networkCause: NetworkCause | undefined;
   readonly status: number | undefined;
   /** Seconds the server asked us to wait (Retry-After), when it said so. */
   readonly retryAfterSeconds: number | undefined;
@@ -26,7 +31,7 @@ export class ApiError extends Error {
   constructor(
     kind: ApiErrorKind,
     message: string,
-    opts: { status?: number; retryAfterSeconds?: number; fieldErrors?: Record<string, string[]>; cause?: unknown } = {},
+    opts: { status?: number; retryAfterSeconds?: number; fieldErrors?: Record<string, string[]>; cause?: unknown; networkCause?: NetworkCause } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ApiError';
@@ -34,6 +39,7 @@ export class ApiError extends Error {
     this.status = opts.status;
     this.retryAfterSeconds = opts.retryAfterSeconds;
     this.fieldErrors = opts.fieldErrors;
+    this.networkCause = opts.networkCause;
   }
 
   /** Worth another try after a back-off: the server or the network may recover. */

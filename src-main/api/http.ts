@@ -5,7 +5,7 @@
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { check } from './answer';
-import { ApiError, type ApiErrorKind } from './errors';
+import { ApiError, type ApiErrorKind, type NetworkCause } from './errors';
 import { BodyTooLargeError, BodyTooSlowError, MAX_JSON_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from './json-body';
 import { createRedactor, redactJson, type Redactor } from './redact';
 import { isCertificateError } from './dispatcher';
@@ -253,23 +253,31 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
       if (isAbort(e)) return apiError('aborted', `${label}: cancelled`);
       const err = e as { name?: string; code?: string } | null;
       let what = err?.code ?? err?.name ?? 'error';
+      let networkCause: NetworkCause | undefined;
       if (err?.code === 'UND_ERR_HEADERS_TIMEOUT') what = `no answer within ${seconds(o.headersTimeoutMs)}`;
-      if (err?.code === 'UND_ERR_BODY_TIMEOUT') what = `transfer stalled (no data for ${seconds(o.bodyTimeoutMs)})`;
+      if (err?.code === 'UND_ERR_BODY_TIMEOUT') {
+        what = `transfer stalled (no data for ${seconds(o.bodyTimeoutMs)})`;
+        networkCause = 'stalled';
+      }
       if (err?.code === 'ECONNREFUSED') what = 'connection refused';
       // Certificate failures are never bypassed; say so plainly so users fix the certificate, not the client.
-      if (isCertificateError(err)) what = `TLS certificate not accepted: ${err?.code}`;
+      if (isCertificateError(err)) {
+        what = `TLS certificate not accepted: ${err?.code}`;
+        networkCause = 'tls';
+      }
       // Already says which proxy refused and why, without its credentials.
       if (err?.code === 'PROXY_REFUSED') what = (e as Error).message;
-      return apiError('network', `${label}: could not reach ${host} (${what})`);
+      return apiError('network', `${label}: could not reach ${host} (${what})`, { networkCause });
     },
 
     bodyError(e, label) {
       if (e instanceof ApiError) return e;
       if (isAbort(e)) return apiError('aborted', `${label}: cancelled`);
       const err = e as { name?: string; code?: string } | null;
+      const stalled = e instanceof BodyTooSlowError || err?.code === 'UND_ERR_BODY_TIMEOUT';
       const what =
         e instanceof BodyTooSlowError ? e.message : err?.code === 'UND_ERR_BODY_TIMEOUT' ? `transfer stalled (no data for ${seconds(o.bodyTimeoutMs)})` : (err?.code ?? err?.name ?? 'connection error');
-      return apiError('network', `${label}: transfer from ${host} failed (${what})`);
+      return apiError('network', `${label}: transfer from ${host} failed (${what})`, stalled ? { networkCause: 'stalled' } : {});
     },
   };
   return endpoint;

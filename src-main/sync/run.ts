@@ -20,6 +20,7 @@ import { appendHistory } from './history';
 import { partialDir } from './layout';
 import { localFsError } from './local-errors';
 import { acquireLock, LockHeldError, type Lock } from './lock';
+import { failureCode } from './failure-code';
 import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
 import { ProgressTracker } from './progress';
 import { withRetry } from './retry';
@@ -388,14 +389,14 @@ export class SyncRun {
     if (record.id === null) {
       // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
       this.unidentifiedReject = true;
-      failSet(ctx, 0, `a set record without a usable id: ${reason}`);
+      failSet(ctx, 0, `a set record without a usable id: ${reason}`, 'bad_listing');
       return;
     }
     if (this.seen.has(record.id)) return;
     this.seen.add(record.id);
     ctx.accounting.sets++;
     ctx.state.addPending(record.id);
-    failSet(ctx, record.id, `set ${record.id}: ${reason}`);
+    failSet(ctx, record.id, `set ${record.id}: ${reason}`, 'bad_listing');
   }
 
   /** GET /sets/:id for a set the walk did not return (pending after a failure). */
@@ -410,7 +411,7 @@ export class SyncRun {
         reportNotServed(ctx, id, 'the set is no longer part of the collection (404)');
         return;
       }
-      failSet(ctx, id, `could not fetch the set again: ${(e as Error).message}`);
+      failSet(ctx, id, `could not fetch the set again: ${(e as Error).message}`, failureCode(e));
       return;
     }
     await this.processSet(ctx, set, pools);

@@ -12,7 +12,9 @@ import { findCollisions } from './collisions';
 import { legacyPartialPath, partialPath, relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
+import { failureCode } from './failure-code';
 import { withRetry } from './retry';
+import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
 import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
 import { transferCost, type SyncPools } from './sync-pools';
@@ -24,7 +26,8 @@ interface SetProgress {
   /** The set's record, updated as its files verify; written to the store on every change. */
   local: LocalSet;
   outstanding: number;
-  failures: string[];
+  /** Why steps of the set failed, in order; the first one's code is the set's. */
+  failures: Array<{ reason: string; code: FailureCode }>;
   /** Sizes of the files queued for download (progress: the bytes of a set that ended). */
   queuedBytes: number;
 }
@@ -63,10 +66,10 @@ function entryMeta(set: SetRecord, file: FileRecord, refs: string): EntryMeta {
 }
 
 /** A set that failed as a whole before any of its files was looked at (reported, counted). */
-export function failSet(ctx: RunContext, setId: number, reason: string, event = true): void {
-  ctx.accounting.recordFailure({ setId, reason });
+export function failSet(ctx: RunContext, setId: number, reason: string, code: FailureCode, event = true): void {
+  ctx.accounting.recordFailure({ setId, reason, code });
   ctx.accounting.setsFailed++;
-  if (event) ctx.emit({ type: 'set', setId, state: 'failed', files: 0, isGold: false, reason });
+  if (event) ctx.emit({ type: 'set', setId, state: 'failed', files: 0, isGold: false, reason, code });
 }
 
 /** A set the service no longer serves as accepted: reported, its local files kept. */
@@ -83,7 +86,7 @@ export function reportNotServed(ctx: RunContext, id: number, reason: string): vo
  */
 export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<{ accepted: boolean }> {
   if (!isPositiveId(set.id)) {
-    failSet(ctx, set.id, `set id ${set.id} is not a positive integer`, false);
+    failSet(ctx, set.id, `set id ${set.id} is not a positive integer`, 'bad_listing', false);
     return { accepted: false };
   }
   const state = ctx.state;
@@ -109,7 +112,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   if (collision !== null) {
     // Nothing of the set is written or downloaded; its verified files stay as they are.
     state.addPending(set.id);
-    failSet(ctx, set.id, collision);
+    failSet(ctx, set.id, collision, 'bad_listing');
     return { accepted: true };
   }
   const damage = ctx.damaged.get(set.id);
@@ -130,7 +133,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
     const problem = checkFilename(file.filename, set.id, file.slot_index) ?? (names.has(file.filename) ? `file name ${file.filename} appears twice in set ${set.id}` : null);
     if (problem || !isPositiveId(file.id)) {
       const reason = problem ?? `file id ${file.id} is not a positive integer`;
-      fileFailed(ctx, sp, file, `set ${set.id}, file ${file.id}`, reason);
+      fileFailed(ctx, sp, file, `set ${set.id}, file ${file.id}`, reason, 'bad_listing');
       continue;
     }
     names.add(file.filename);
@@ -160,7 +163,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
     const ref = p.consent;
     if (ref === null) continue;
     if (!isPositiveId(ref.id)) {
-      sp.failures.push(`consent id ${ref.id} is not a positive integer`);
+      sp.failures.push({ reason: `consent id ${ref.id} is not a positive integer`, code: 'bad_listing' });
       continue;
     }
     // A record under its final name was written whole (temp file + rename): nothing to fetch.
@@ -171,11 +174,11 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
   stepDone(ctx, sp); // the planning step itself
 }
 
-function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, reason: string): void {
-  sp.failures.push(reason);
+function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, reason: string, code: FailureCode): void {
+  sp.failures.push({ reason, code });
   ctx.accounting.filesFailed++;
-  ctx.accounting.recordFailure({ setId: sp.set.id, fileId: file.id, path: rel, reason });
-  ctx.emit({ type: 'file', setId: sp.set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'failed', reason });
+  ctx.accounting.recordFailure({ setId: sp.set.id, fileId: file.id, path: rel, reason, code });
+  ctx.emit({ type: 'file', setId: sp.set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'failed', reason, code });
 }
 
 /** A final file present with the right size but unknown to the state (e.g. a crash before the state was saved) is adopted by hash. */
@@ -234,8 +237,8 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
           accounting: acc,
           hashWorkers: ctx.hashWorkers,
           stallMs: ctx.stallMs,
-          onRetry: (attempt, reason, bytesDone) =>
-            ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, bytesDone }),
+          onRetry: (attempt, reason, bytesDone, code) =>
+            ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, code, bytesDone }),
         },
       ));
       acc.filesDownloaded++;
@@ -250,7 +253,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     if (e instanceof FolderEscapeError) ctx.escaped.add(set.id);
     acc.filesDone++;
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
-    fileFailed(ctx, sp, file, rel, reason);
+    fileFailed(ctx, sp, file, rel, reason, failureCode(e));
   } finally {
     stepDone(ctx, sp);
   }
@@ -267,8 +270,9 @@ async function consentTask(ctx: RunContext, sp: SetProgress, ref: ConsentRef): P
   } catch (e) {
     if (ctx.endsSync(e)) return;
     const reason = `consent ${ref.id}: ${(e as Error).message}`;
-    sp.failures.push(reason);
-    ctx.accounting.recordFailure({ setId: sp.set.id, reason });
+    const code = failureCode(e);
+    sp.failures.push({ reason, code });
+    ctx.accounting.recordFailure({ setId: sp.set.id, reason, code });
   } finally {
     stepDone(ctx, sp);
   }
@@ -294,7 +298,11 @@ function stepDone(ctx: RunContext, sp: SetProgress): void {
     setSetEntry(ctx, sp, false);
     state.addPending(set.id);
     ctx.accounting.setsFailed++;
-    ctx.emit({ type: 'set', setId: set.id, state: 'failed', files: set.files.length, isGold: set.is_gold, reason: sp.failures.slice(0, 3).join('; ') });
+    const reason = sp.failures
+      .slice(0, 3)
+      .map((f) => f.reason)
+      .join('; ');
+    ctx.emit({ type: 'set', setId: set.id, state: 'failed', files: set.files.length, isGold: set.is_gold, reason, code: sp.failures[0]!.code });
   }
 }
 

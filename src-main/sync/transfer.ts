@@ -34,7 +34,9 @@ import { ApiError, isApiError } from '../api/errors';
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
+import { failureCode, type CodedError } from './failure-code';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
+import type { FailureCode } from '../../src-shared/sync-events';
 import { createSha256Stream, type Sha256Stream } from './sha256-stream';
 
 export interface TransferJob {
@@ -67,20 +69,23 @@ export interface TransferContext {
   hashWorkers: number;
   /** The stall window (tuning.stallTimeoutMs): a body slower than MIN_BYTES_PER_SECOND over it is aborted. Default 30 s. */
   stallMs?: number;
-  onRetry(attempt: number, reason: string, bytesDone: number): void;
+  onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void;
 }
 
 /** A body slower than MIN_BYTES_PER_SECOND over the stall window: retried like a stall, but never counted as progress. */
 class TooSlowError extends ApiError {
   constructor(message: string) {
-    super('network', message);
+    super('network', message, { networkCause: 'stalled' });
     this.name = 'TooSlowError';
   }
 }
 
 /** The file failed for good (404, hash never matching...): reported, the sync goes on. */
-export class FileFailedError extends Error {
-  constructor(message: string) {
+export class FileFailedError extends Error implements CodedError {
+  constructor(
+    message: string,
+    readonly failureCode: FailureCode,
+  ) {
     super(message);
     this.name = 'FileFailedError';
   }
@@ -89,7 +94,7 @@ export class FileFailedError extends Error {
 /** The set folder led outside DEST (swapped for a link) when the file was to be moved in. */
 export class FolderEscapeError extends FileFailedError {
   constructor(message: string) {
-    super(message);
+    super(message, 'escaped');
     this.name = 'FolderEscapeError';
   }
 }
@@ -462,13 +467,16 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
   const spent = { bytes: 0 };
   const byteBudget = BYTE_BUDGET_FACTOR * job.sizeBytes;
   const discardPart = () => fs.rm(job.partPath, { force: true });
+  // `err` names the failure when there is one; the answers that did not fit (ended early, a 416,
+  // a Content-Range for other bytes) are the connection's.
   const retryLater = async (reason: string, err: unknown) => {
     attempt++;
-    if (attempt >= ctx.policy.maxAttempts) throw new FileFailedError(`${reason} (gave up after ${attempt} attempts)`);
+    const code = err === undefined ? 'connection' : failureCode(err);
+    if (attempt >= ctx.policy.maxAttempts) throw new FileFailedError(`${reason} (gave up after ${attempt} attempts)`, code);
     if (spent.bytes > byteBudget) {
-      throw new FileFailedError(`${reason} (gave up: ${spent.bytes} bytes received for a file of ${job.sizeBytes}, more than ${BYTE_BUDGET_FACTOR}x its size)`);
+      throw new FileFailedError(`${reason} (gave up: ${spent.bytes} bytes received for a file of ${job.sizeBytes}, more than ${BYTE_BUDGET_FACTOR}x its size)`, 'unstable');
     }
-    ctx.onRetry(attempt, reason, active.bytesDone);
+    ctx.onRetry(attempt, reason, active.bytesDone, code);
     await backoff(ctx.policy, attempt, err, ctx.signal);
   };
 
@@ -487,9 +495,9 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
     try {
       ({ step, result } = await attemptOnce(fd, part.held, io, job, ctx, active, label, spent, {
         retryLater,
-        mismatch: async (reason: string) => {
+        mismatch: async (reason: string, code: FailureCode) => {
           try {
-            mismatches = await countMismatch(mismatches, reason, () => io.truncate(fd, 0));
+            mismatches = await countMismatch(mismatches, reason, code, () => io.truncate(fd, 0));
           } catch (e) {
             await discardPart(); // given up: no empty part file is left behind
             throw e;
@@ -509,7 +517,7 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
 interface AttemptHooks {
   retryLater(reason: string, err: unknown): Promise<void>;
   /** Counts a bad body (hash mismatch, oversize), empties the part file; throws after too many. */
-  mismatch(reason: string): Promise<void>;
+  mismatch(reason: string, code: FailureCode): Promise<void>;
   resetAttempts(): void;
 }
 
@@ -545,7 +553,7 @@ async function attemptOnce(
 
     if (held === job.sizeBytes) {
       if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
-      await hooks.mismatch(label);
+      await hooks.mismatch(label, 'hash_mismatch');
       return { step: 'retry' };
     }
 
@@ -581,7 +589,7 @@ async function attemptOnce(
         spent,
       );
     } catch (e) {
-      if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`);
+      if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`, 'not_served');
       if (isApiError(e) && e.kind === 'network' && active.bytesDone > before && !(e instanceof TooSlowError)) {
         hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
       }
@@ -608,7 +616,7 @@ async function attemptOnce(
     }
     const outcome = reply.outcome!;
     if (outcome.kind === 'oversize') {
-      await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`);
+      await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
       return { step: 'retry' };
     }
     if (outcome.kind === 'short') {
@@ -617,18 +625,18 @@ async function attemptOnce(
       return { step: 'retry' };
     }
     if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
-    await hooks.mismatch(`${label}: SHA-256 mismatch`);
-    ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0);
+    await hooks.mismatch(`${label}: SHA-256 mismatch`, 'hash_mismatch');
+    ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
     return { step: 'retry' };
   } finally {
     hash.discard();
   }
 }
 
-async function countMismatch(mismatches: number, reason: string, discardPart: () => Promise<void>): Promise<number> {
+async function countMismatch(mismatches: number, reason: string, code: FailureCode, discardPart: () => Promise<void>): Promise<number> {
   await discardPart();
   const n = mismatches + 1;
-  if (n >= MAX_HASH_MISMATCHES) throw new FileFailedError(`${reason} (${n} times; the file was discarded)`);
+  if (n >= MAX_HASH_MISMATCHES) throw new FileFailedError(`${reason} (${n} times; the file was discarded)`, code);
   return n;
 }
 

@@ -9,7 +9,7 @@ export function FailureToggle({ row, open, controls, onToggle }: { row: FileRow;
       <span className="chevron" aria-hidden="true">
         {open ? '▾' : '▸'}
       </span>
-      Failed: {explainFailure(row.reason).summary}
+      Failed: {explainFailure(row.reason, row.code).summary}
     </button>
   );
 }
@@ -18,7 +18,7 @@ type CopyState = 'idle' | 'copied' | 'failed';
 
 /** What happened and what to do, the engine's reason (shortened, no key), and a Copy button. */
 export function FailureDetails({ row, id }: { row: FileRow; id: string }) {
-  const failure = explainFailure(row.reason);
+  const failure = explainFailure(row.reason, row.code);
   const [copy, setCopy] = useState<CopyState>('idle');
   const detailRef = useRef<HTMLParagraphElement>(null);
   const mounted = useRef(true);

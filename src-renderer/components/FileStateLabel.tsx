@@ -18,16 +18,16 @@ export function fileStateText(row: FileRow): string {
       return `Downloading ${percent(row.bytesDone, row.sizeBytes)}%`;
     // The reason in plain words; the technical one is in the row's tooltip and a failed row's details.
     case 'retrying':
-      return `Retrying (attempt ${row.attempt ?? '?'})${row.reason ? `: ${explainFailure(row.reason).summary}` : ''}`;
+      return `Retrying (attempt ${row.attempt ?? '?'})${row.reason ? `: ${explainFailure(row.reason, row.code).summary}` : ''}`;
     case 'failed':
-      return `Failed: ${explainFailure(row.reason).summary}`;
+      return `Failed: ${explainFailure(row.reason, row.code).summary}`;
     default:
       return FILE_STATE_NAMES[row.state];
   }
 }
 
 export function FileStateLabel({ row }: { row: FileRow }) {
-  const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainFailure(row.reason).detail : undefined;
+  const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainFailure(row.reason, row.code).detail : undefined;
   return (
     <span className={`state state-${row.state}`} title={detail}>
       {fileStateText(row)}

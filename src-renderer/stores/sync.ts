@@ -3,7 +3,7 @@
 // aggregate to show.
 import { create } from 'zustand';
 import type { IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
-import type { FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { FailureCode, FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
 export interface FileRow {
@@ -15,6 +15,8 @@ export interface FileRow {
   bytesDone: number;
   attempt?: number;
   reason?: string;
+  /** Why it failed or is retried (the engine's FailureCode); the window's words come from it. */
+  code?: FailureCode;
   /** While the file is in flight: its own received rate over the last seconds (ProgressEvent.active). */
   bytesPerSecond?: number;
 }
@@ -198,6 +200,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           if (event.state === 'retrying' || event.state === 'failed') {
             if (event.attempt !== undefined) row.attempt = event.attempt;
             if (event.reason !== undefined) row.reason = event.reason;
+            if (event.code !== undefined) row.code = event.code;
           }
           return row;
         });
@@ -230,6 +233,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
               next.state = 'downloading';
               delete next.attempt;
               delete next.reason;
+              delete next.code;
             }
             rows[at] = next;
           }

@@ -42,7 +42,7 @@ describe('dataset card', () => {
     // The run edits set 2 and adds set 3.
     const run = '2026-02-01T00:00:00.000Z';
     await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, '2026-01-01T00:00:00.000Z'), row(2, 1, 25, '2026-02-01T00:00:05.000Z'), row(3, 1, 30, '2026-02-01T00:00:06.000Z')].join('\n') + '\n');
-    const last = summary(run, { setsNotServed: [9], failures: [{ setId: 4, fileId: 40, path: 'sets/4/x.mp4', reason: 'HTTP 500' }] });
+    const last = summary(run, { setsNotServed: [9], failures: [{ setId: 4, fileId: 40, path: 'sets/4/x.mp4', reason: 'HTTP 500', code: 'server_error' }] });
     await recordChanges(dest, before, last);
     await recordVerified(dest, true);
     const card = await readDatasetCard({ dest, consentsDir: join(dest, 'c') }, last);

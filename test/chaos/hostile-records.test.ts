@@ -42,7 +42,10 @@ describe('one malformed set record in a sound page', () => {
         const eventId = c.keepsId ? victimId : 0;
         const failed = events.find((e) => e.type === 'set' && e.state === 'failed' && e.setId === eventId);
         expect(failed?.type === 'set' && failed.reason).toMatch(c.field);
+        // A record that breaks the contract is said as such by its code, whatever the reason's words.
+        expect(failed?.type === 'set' && failed.code).toBe('bad_listing');
         expect(summary.failures.map((f) => f.reason).join('\n')).toMatch(c.field);
+        expect(summary.failures.map((f) => f.code)).toEqual(['bad_listing']);
         // Nothing of the bad record was written; the others are complete and verified.
         await expect(fs.lstat(path.join(dest, 'sets', String(victimId)))).rejects.toThrow();
         for (const s of page.sets) if (s !== victim) expect((await fs.readdir(path.join(dest, 'sets', String(s.id)))).length).toBe(3);

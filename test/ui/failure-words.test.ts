@@ -1,22 +1,23 @@
-// The plain words of a failed file (src-renderer/failure-words.ts) read the engine's reason text:
-// this pins that reading against the reasons the real engine gives when the reference service
-// misbehaves, so a change of the engine's wording shows up here, not as vague words in the app.
+// The plain words of a failed file (src-renderer/failure-words.ts) are chosen by the engine's
+// failure code: this pins the codes the real engine gives when the reference service
+// misbehaves, and the words each code gets, so neither can drift into vague words in the app.
 import { describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/index';
-import { explainFailure, failureReport, isKnownFailure, plainWarning, shortDetail } from '../../src-renderer/failure-words';
+import { codeOf, explainFailure, failureReport, isKnownFailure, plainWarning, shortDetail } from '../../src-renderer/failure-words';
+import type { FailureCode } from '../../src-shared/sync-events';
 import { sync, tempDir, useService } from '../engine/helpers';
 
 const ctx = useService({ sets: 1, slots: 1, fileSize: 8 * 1024 });
 
-const CASES: Array<{ name: string; fault: Fault; summary: string }> = [
-  { name: 'a 404 for the file', fault: { type: 'status', status: 404 }, summary: 'No longer offered' },
-  { name: 'a 403 for the file', fault: { type: 'status', status: 403 }, summary: 'Access refused' },
-  { name: '503 on every attempt', fault: { type: 'status', status: 503 }, summary: 'Service error' },
-  { name: '429 on every attempt', fault: { type: 'rate_limit', retryAfter: 0 }, summary: 'Service busy' },
-  { name: 'a corrupt body every time', fault: { type: 'flip', atByte: 100 }, summary: 'Arrived damaged' },
-  { name: 'a body cut short every time', fault: { type: 'truncate', afterBytes: 0 }, summary: 'Connection kept breaking' },
-  { name: 'a trickle under 1 KiB/s', fault: { type: 'stall', afterBytes: 100, ms: 5000 }, summary: 'Download stalled' },
-  { name: 'a 500 that echoes the key', fault: { type: 'echo_auth', status: 500 }, summary: 'Service error' },
+const CASES: Array<{ name: string; fault: Fault; code: FailureCode; summary: string }> = [
+  { name: 'a 404 for the file', fault: { type: 'status', status: 404 }, code: 'not_served', summary: 'No longer offered' },
+  { name: 'a 403 for the file', fault: { type: 'status', status: 403 }, code: 'forbidden', summary: 'Access refused' },
+  { name: '503 on every attempt', fault: { type: 'status', status: 503 }, code: 'server_error', summary: 'Service error' },
+  { name: '429 on every attempt', fault: { type: 'rate_limit', retryAfter: 0 }, code: 'rate_limited', summary: 'Service busy' },
+  { name: 'a corrupt body every time', fault: { type: 'flip', atByte: 100 }, code: 'hash_mismatch', summary: 'Arrived damaged' },
+  { name: 'a body cut short every time', fault: { type: 'truncate', afterBytes: 0 }, code: 'connection', summary: 'Connection kept breaking' },
+  { name: 'a trickle under 1 KiB/s', fault: { type: 'stall', afterBytes: 100, ms: 5000 }, code: 'stalled', summary: 'Download stalled' },
+  { name: 'a 500 that echoes the key', fault: { type: 'echo_auth', status: 500 }, code: 'server_error', summary: 'Service error' },
 ];
 
 describe('plain words for the reasons the engine gives', () => {
@@ -29,9 +30,16 @@ describe('plain words for the reasons the engine gives', () => {
       const event = failed[0]!;
       if (event.type !== 'file') throw new Error('not a file event');
       const reason = event.reason ?? '';
-      expect(isKnownFailure(reason), reason).toBe(true);
-      const plain = explainFailure(reason);
+      // The engine names the failure with a stable code, in the event and in the summary.
+      expect(event.code, reason).toBe(c.code);
+      const summary = events.find((e) => e.type === 'summary');
+      if (summary?.type !== 'summary') throw new Error('no summary');
+      expect(summary.summary.failures.map((f) => f.code)).toEqual([c.code]);
+      expect(isKnownFailure(reason, event.code), reason).toBe(true);
+      const plain = explainFailure(reason, event.code);
       expect(plain.summary, reason).toBe(c.summary);
+      // Older history without a code reads the same from the reason's shape.
+      expect(codeOf(reason), reason).toBe(c.code);
       // The detail is there, without the API path prefix or anything key-like.
       expect(plain.detail.length).toBeGreaterThan(0);
       expect(plain.detail).not.toContain('/api/v1/partner');
@@ -39,6 +47,12 @@ describe('plain words for the reasons the engine gives', () => {
       expect(failureReport(event.path, plain)).not.toContain(ctx.svc.clients[0]!.apiKey);
     });
   }
+
+  it('chooses the words by code: a reworded reason cannot change what the user is told', () => {
+    expect(explainFailure('the body hashed to something else entirely', 'hash_mismatch').summary).toBe('Arrived damaged');
+    expect(explainFailure('HTTP 503 (server error)', 'not_served').summary).toBe('No longer offered');
+    expect(explainFailure('whatever words', 'unknown').summary).toBe('Could not download');
+  });
 
   it('falls back to general words for a reason it does not know, keeping the detail', () => {
     const plain = explainFailure('something new went wrong');
