@@ -31,6 +31,15 @@ export const LAYERS = [
     why: 'The engine and the API clients take their dependencies as arguments; they never reach up into the app, IPC or Electron.',
   },
   {
+    name: 'destination seam',
+    files: ['src-main/sync/'],
+    exceptFiles: ['src-main/sync/destination/local/', 'src-main/sync/state/'],
+    denyPackages: ['fs', 'node:fs'],
+    why:
+      'The engine reaches the dataset only through the Destination interface (src-main/sync/destination/destination.ts); ' +
+      'POSIX file calls belong to the local folder (destination/local/) and the engine state files (state/).',
+  },
+  {
     name: 'app',
     files: ['src-main/app/'],
     denyFolders: ['src-main/ipc/', 'src-main/cli/', 'src-renderer/', 'src-service/'],

@@ -2,7 +2,8 @@
 // code-layering rule): each layer names the folders it may (or may not) import from and which
 // packages it may use. Relative imports are resolved against the importing file, so
 // "../ipc/x" and "../../src-main/ipc/x" are judged alike. Layers are declared in
-// eslint.config.js; a file may fall in several (e.g. src-main/app/ and "no Electron").
+// eslint.config.js; a file may fall in several (e.g. src-main/app/ and "no Electron"). A layer's
+// `exceptFiles` are folders inside its `files` that it does not cover.
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
@@ -41,7 +42,9 @@ export const importLayers = {
   create(context) {
     const cwd = context.cwd;
     const file = path.relative(cwd, context.filename).split(path.sep).join('/');
-    const layers = (context.options[0] ?? []).filter((layer) => layer.files.some((f) => within(file, f)));
+    const layers = (context.options[0] ?? []).filter(
+      (layer) => layer.files.some((f) => within(file, f)) && !(layer.exceptFiles ?? []).some((f) => within(file, f)),
+    );
     if (layers.length === 0) return {};
     const fileDir = path.dirname(context.filename);
     const check = (node) => {

@@ -4,8 +4,8 @@
 // offers or reuses this one's folder or watermark.
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
-import { readHistory } from '../sync/history';
-import { verifyDataset } from '../sync/verify';
+import { readHistory } from '../sync/state/history';
+import { verifyFolder } from '../sync/verify';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
@@ -128,7 +128,7 @@ export class Datasets {
       };
       let report: VerifyReport;
       try {
-        report = await verifyDataset(dest, onProgress, signal);
+        report = await verifyFolder(dest, onProgress, signal);
       } catch (e) {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
         throw e;

@@ -8,7 +8,7 @@ import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared
 import type { SettingsStore } from '../settings/settings-store';
 import { createPauseGate, runSync as engineRunSync, type ControllablePauseGate, type PauseGate } from '../sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
-import { readHistory as engineReadHistory } from '../sync/history';
+import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
 import { readFreeBytes, recordChanges, setIdsOnDisk } from './dataset-card';

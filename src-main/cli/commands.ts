@@ -11,9 +11,10 @@ import { exitCodeFor } from '../sync/outcome';
 import { parseBwlimit } from '../sync/rate-limit';
 import { runRepair } from '../sync/repair';
 import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
+import { openDestination } from '../sync/destination/open';
 import { emptyState, loadState } from '../sync/state';
 import type { SyncTuning } from '../../src-shared/sync-events';
-import { verifyDataset } from '../sync/verify';
+import { verifyFolder } from '../sync/verify';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
 import { createJsonLineWriter } from './json-lines';
@@ -169,7 +170,7 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
   const repair = v.repair === true ? await repairTarget(dest, v) : undefined;
   let report;
   try {
-    report = await verifyDataset(dest, (checked, total) => {
+    report = await verifyFolder(dest, (checked, total) => {
       if (io.stderr.isTTY && !json) io.stderr.write(`\rverifying ${checked}/${total}`);
     });
   } catch (e) {
@@ -209,7 +210,7 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
 
 /** The service, collection and key a repair syncs from: recorded in DEST's engine state (--base-url if it has none). */
 async function repairTarget(dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
-  const { state } = await loadState(path.resolve(dest)).catch(() => ({ state: emptyState() }));
+  const { state } = await loadState(openDestination({ kind: 'folder', path: path.resolve(dest) })).catch(() => ({ state: emptyState() }));
   if (state.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
   // --base-url is for folders synced before the service was recorded; another service than the
   // recorded one is refused by the sync (exit 2) before anything is touched.

@@ -1,5 +1,6 @@
 // The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
 // (DESIGN 1.1), rewritten only when something changed.
+import type { Destination } from './destination/destination';
 import { indexUnchanged, writeManifestAndSums } from './dataset';
 import type { RunState } from './run-state';
 
@@ -10,12 +11,12 @@ import type { RunState } from './run-state';
  * a time, so memory stays flat in the set count. Entries of files found damaged and not healed
  * have been dropped before (disk-check.ts).
  */
-export async function writeDatasetIndex(dest: string, state: RunState): Promise<void> {
+export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<void> {
   const store = state.store;
   store.compactIfWasteful();
   const index = state.head.index;
-  if (index && index.logBytes === store.logBytes && indexUnchanged(dest, index)) return;
-  const written = await writeManifestAndSums(dest, store.all());
+  if (index && index.logBytes === store.logBytes && (await indexUnchanged(dest, index))) return;
+  const written = await writeManifestAndSums(dest, () => store.all());
   state.head.index = { ...written, logBytes: store.logBytes };
   state.touch();
 }

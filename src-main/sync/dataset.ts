@@ -1,16 +1,12 @@
 // The dataset files under DEST (DESIGN 1.1): collection.json, sets/<id>/set.json (pseudonymous),
-// manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present).
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, lstatSync, promises as fs } from 'node:fs';
-import path from 'node:path';
+// manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present),
+// each written whole through Destination.writeAtomic (a folder: temp file + rename).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Options as CsvOptions } from 'csv-stringify';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
-import { writeJsonAtomic, writeJsonAtomicSync } from './atomic';
-import { scratchDir, setDir } from './layout';
-import { ensureRealDir } from './safe-dirs';
-import type { LocalSet } from './set-store';
+import type { Destination, ObjectInfo } from './destination/destination';
+import type { LocalSet } from './state/set-store';
 import type { FileFingerprint, IndexFingerprint } from './state';
 
 export const MANIFEST_COLUMNS = [
@@ -125,18 +121,21 @@ export function pseudonymousSet(set: SetRecord): Record<string, unknown> {
   return pickAllowed(set, SET_FIELDS) as Record<string, unknown>;
 }
 
-export async function writeSetJson(dest: string, set: SetRecord, checkedDirs?: Set<string>): Promise<void> {
-  // Part by part with lstat: a symlinked sets/ or sets/<id> must not take the set's files elsewhere.
-  // Only sets/ is remembered in `checkedDirs`: each set folder is visited once per sync, so
-  // remembering those too would only make memory grow with the set count.
-  const setsDir = await ensureRealDir(dest, path.relative(dest, path.dirname(setDir(dest, set.id))), checkedDirs);
-  const dir = await ensureRealDir(setsDir, String(set.id));
-  // Synchronous: a small file per set, thousands per sync (bench scenario 2).
-  writeJsonAtomicSync(path.join(dir, 'set.json'), pseudonymousSet(set), 0o644, scratchDir(dest));
+function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
 }
 
-export async function writeCollectionJson(dest: string, collection: CollectionDetail): Promise<void> {
-  await writeJsonAtomic(path.join(dest, 'collection.json'), datasetCollection(collection), 0o644, scratchDir(dest));
+/**
+ * sets/<id>/set.json. A folder makes sets/ and sets/<id> part by part with lstat (a symlinked
+ * one must not take the set's files elsewhere) and writes this small file with synchronous calls
+ * (thousands per sync, bench scenario 2); the set folder is where the set's files are committed.
+ */
+export async function writeSetJson(dest: Destination, set: SetRecord): Promise<void> {
+  await dest.writeAtomic(`sets/${set.id}/set.json`, jsonText(pseudonymousSet(set)));
+}
+
+export async function writeCollectionJson(dest: Destination, collection: CollectionDetail): Promise<void> {
+  await dest.writeAtomic('collection.json', jsonText(datasetCollection(collection)));
 }
 
 export function participantRefs(set: SetRecord): string {
@@ -183,62 +182,60 @@ function manifestRow(rel: string, f: LocalSet['files'][string]): string[] {
 /** SHA256SUMS text buffered per write: keeps the strings held at once small whatever the file count. */
 const SUMS_BATCH_CHARS = 256 * 1024;
 
-/**
- * Writes manifest.csv and SHA256SUMS atomically (temp files under DEST/.dataset-sync/tmp, then
- * rename), streamed: the CSV rows flow through csv-stringify into the file with back-pressure,
- * SHA256SUMS is written in batches. `sets` come in set-id order (SetStore.all) and rows are
- * sorted by slot within a set, so the files are stable across syncs. Returns their size and
- * mtime as renamed, so a later sync can tell they are still exactly what we wrote.
- */
-export async function writeManifestAndSums(dest: string, sets: Iterable<LocalSet>): Promise<IndexFingerprint> {
-  const tag = randomBytes(4).toString('hex');
-  const manifestTmp = path.join(scratchDir(dest), `.manifest.csv.${tag}.tmp`);
-  const sumsTmp = path.join(scratchDir(dest), `.SHA256SUMS.${tag}.tmp`);
-  const manifestPath = path.join(dest, 'manifest.csv');
-  const sumsPath = path.join(dest, 'SHA256SUMS');
-  let sumsFh;
-  try {
-    sumsFh = await fs.open(sumsTmp, 'wx', 0o644);
-    const sumsOut = sumsFh;
-    async function* rows(): AsyncGenerator<string[]> {
-      let sums = '';
-      for (const set of sets) {
-        const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-        for (const [rel, f] of entries) {
-          yield manifestRow(rel, f);
-          sums += `${f.sha256}  ${rel}\n`;
-        }
-        if (sums.length >= SUMS_BATCH_CHARS) {
-          await sumsOut.write(sums);
-          sums = '';
-        }
-      }
-      if (sums) await sumsOut.write(sums);
+/** manifest.csv's bytes, streamed: the rows flow through csv-stringify with back-pressure. */
+function manifestBody(sets: Iterable<LocalSet>): AsyncIterable<Buffer> {
+  async function* rows(): AsyncGenerator<string[]> {
+    for (const set of sets) {
+      const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+      for (const [rel, f] of entries) yield manifestRow(rel, f);
     }
-    // 'wx': the temp name is fresh; never write through something planted under it.
-    await pipeline(Readable.from(rows()), stringify(MANIFEST_CSV_OPTIONS), createWriteStream(manifestTmp, { flags: 'wx', mode: 0o644 }));
-    await sumsFh.close();
-    sumsFh = undefined;
-    await fs.rename(manifestTmp, manifestPath);
-    await fs.rename(sumsTmp, sumsPath);
-  } catch (e) {
-    await sumsFh?.close().catch(() => undefined);
-    await fs.rm(manifestTmp, { force: true }).catch(() => undefined);
-    await fs.rm(sumsTmp, { force: true }).catch(() => undefined);
-    throw e;
   }
-  const [m, s] = await Promise.all([fs.lstat(manifestPath), fs.lstat(sumsPath)]);
-  return { manifest: { size: m.size, mtimeMs: m.mtimeMs }, sums: { size: s.size, mtimeMs: s.mtimeMs }, manifestFormat: MANIFEST_FORMAT };
+  const csv = stringify(MANIFEST_CSV_OPTIONS);
+  // A failing row source destroys csv with its error, which the writer's read of csv then throws.
+  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
+  return csv;
 }
 
-/** True when manifest.csv and SHA256SUMS are regular files still matching what writeManifestAndSums returned. */
-export function indexUnchanged(dest: string, fp: IndexFingerprint | undefined): boolean {
+/** SHA256SUMS's text in batches: the strings held at once stay small whatever the file count. */
+async function* sumsBody(sets: Iterable<LocalSet>): AsyncGenerator<string> {
+  let sums = '';
+  for (const set of sets) {
+    const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+    for (const [rel, f] of entries) sums += `${f.sha256}  ${rel}\n`;
+    if (sums.length >= SUMS_BATCH_CHARS) {
+      yield sums;
+      sums = '';
+    }
+  }
+  if (sums) yield sums;
+}
+
+function fingerprintOf(info: ObjectInfo): FileFingerprint {
+  return { size: info.size, stamp: info.stamp };
+}
+
+/**
+ * Writes manifest.csv and SHA256SUMS, each atomically (Destination.writeAtomic: a folder writes a
+ * temp file under DEST/.dataset-sync/tmp, then renames), streamed. `sets()` gives the records in
+ * set-id order (SetStore.all), read once per file; rows are sorted by slot within a set, so the
+ * files are stable across syncs. Returns their size and stamp as written, so a later sync can
+ * tell they are still exactly what we wrote.
+ */
+export async function writeManifestAndSums(dest: Destination, sets: () => Iterable<LocalSet>): Promise<IndexFingerprint> {
+  const manifest = await dest.writeAtomic('manifest.csv', manifestBody(sets()));
+  const sums = await dest.writeAtomic('SHA256SUMS', sumsBody(sets()));
+  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT };
+}
+
+/** True when manifest.csv and SHA256SUMS are still what writeManifestAndSums returned (same size and stamp: a folder's regular file of that mtime). */
+export async function indexUnchanged(dest: Destination, fp: IndexFingerprint | undefined): Promise<boolean> {
   if (!fp || fp.manifestFormat !== MANIFEST_FORMAT) return false;
-  const same = (p: string, f: FileFingerprint): boolean => {
-    const st = lstatSync(p, { throwIfNoEntry: false });
-    return st !== undefined && st.isFile() && st.size === f.size && st.mtimeMs === f.mtimeMs;
+  const same = async (key: string, f: FileFingerprint): Promise<boolean> => {
+    if (typeof f?.stamp !== 'string') return false; // recorded before the seam (an mtime only): written once more
+    const info = await dest.stat(key);
+    return info !== null && info.size === f.size && info.stamp === f.stamp;
   };
-  return same(path.join(dest, 'manifest.csv'), fp.manifest) && same(path.join(dest, 'SHA256SUMS'), fp.sums);
+  return (await same('manifest.csv', fp.manifest)) && (await same('SHA256SUMS', fp.sums));
 }
 
 /** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */

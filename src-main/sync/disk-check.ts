@@ -3,24 +3,18 @@
 // that passes is trusted (`verify` is the command that re-hashes). A set with a file that fails
 // becomes pending, so this sync fetches it again (GET /sets/:id unless the walk returns it) and
 // downloads only the files that failed.
-import { lstatSync } from 'node:fs';
-import path from 'node:path';
+import type { Destination, ExpectedObject, PresenceProblem } from './destination/destination';
 import type { Clock } from './clock';
 import type { RunState } from './run-state';
-import type { FileEntry } from './set-store';
+import { entryStamp, type FileEntry, type LocalSet } from './state/set-store';
 
 export type FileProblem = 'missing on disk' | 'changed on disk';
 
-export function fileProblem(dest: string, rel: string, entry: Pick<FileEntry, 'sizeBytes' | 'mtimeMs'>): FileProblem | null {
-  let st;
-  try {
-    // Synchronous: 40,000 lstatSync calls take ~0.1 s where promise-based ones took ~0.7 s of CPU.
-    st = lstatSync(path.join(dest, rel), { throwIfNoEntry: false });
-  } catch {
-    return 'missing on disk'; // e.g. ENOTDIR when sets/<id> was replaced by a file
-  }
-  if (!st) return 'missing on disk';
-  return st.isFile() && st.size === entry.sizeBytes && st.mtimeMs === entry.mtimeMs ? null : 'changed on disk';
+/** One recorded file now (Destination.stat): gone, or not the regular file of the recorded size and stamp. */
+export async function filePresence(dest: Destination, rel: string, entry: Pick<FileEntry, 'sizeBytes' | 'mtimeMs' | 'stamp'>): Promise<FileProblem | null> {
+  const info = await dest.stat(rel);
+  if (info === null) return 'missing on disk';
+  return info.size === entry.sizeBytes && info.stamp === entryStamp(entry) ? null : 'changed on disk';
 }
 
 export interface DiskCheck {
@@ -32,30 +26,48 @@ export interface DiskCheck {
   damaged: Map<number, string>;
 }
 
-/** Checks every file of every set record; sets with a damaged file are made pending. */
-export function checkRecordedFiles(dest: string, state: RunState, clock: Clock): DiskCheck {
+/** The set a recorded key belongs to: keys of set files are sets/<id>/<name> (layout.ts relFilePath). */
+function setIdOfKey(key: string): number {
+  const m = /^sets\/(\d+)\//.exec(key);
+  return m ? Number(m[1]) : 0;
+}
+
+/** What the engine expects of every file of `sets`, one set at a time (memory stays flat in the set count). */
+function* expectedFiles(sets: Iterable<LocalSet>, count?: { files: number }): Generator<ExpectedObject> {
+  for (const local of sets) {
+    for (const [key, entry] of Object.entries(local.files)) {
+      if (count) count.files++;
+      yield { key, size: entry.sizeBytes, stamp: entryStamp(entry) };
+    }
+  }
+}
+
+/** A problem in the words of the file events ('missing on disk', ...). */
+function problemWords(p: PresenceProblem): string {
+  if (p.problem === 'missing') return `${p.key} missing on disk`;
+  if (p.problem === 'changed') return `${p.key} changed on disk`;
+  return `${p.key} reached through a link (${p.detail ?? 'its folder'} is not a real folder)`;
+}
+
+/**
+ * Checks every file of every set record (Destination.checkPresence: a folder does one lstat per
+ * file and per set folder); sets with a damaged file are made pending.
+ */
+export async function checkRecordedFiles(dest: Destination, state: RunState, clock: Clock): Promise<DiskCheck> {
   const started = clock.now();
   const check: DiskCheck = { files: 0, missing: 0, changed: 0, durationMs: 0, damaged: new Map() };
-  // lstat does not follow the last part of a path only: a set folder swapped for a link would
-  // pass its files off as present. One lstat per folder tells (not per file).
-  const setsReal = isRealDir(path.join(dest, 'sets'));
-  for (const local of state.store.all()) {
-    const problems: string[] = [];
-    const folders = new Map<string, boolean>();
-    for (const [rel, entry] of Object.entries(local.files)) {
-      check.files++;
-      const folder = path.dirname(rel);
-      let real = folders.get(folder);
-      if (real === undefined) folders.set(folder, (real = setsReal && isRealDir(path.join(dest, folder))));
-      const problem = real ? fileProblem(dest, rel, entry) : 'changed on disk';
-      if (problem === null) continue;
-      if (problem === 'missing on disk') check.missing++;
-      else check.changed++;
-      problems.push(real ? `${rel} ${problem}` : `${rel} reached through a link (${folder} is not a real folder)`);
-    }
-    if (problems.length === 0) continue;
-    check.damaged.set(local.id, problems.length <= 3 ? problems.join('; ') : `${problems.slice(0, 3).join('; ')} and ${problems.length - 3} more`);
-    state.addPending(local.id);
+  const problems = new Map<number, string[]>();
+  for await (const p of dest.checkPresence(expectedFiles(state.store.all(), check))) {
+    if (p.problem === 'missing') check.missing++;
+    else check.changed++; // a link on the way counts as changed
+    const id = setIdOfKey(p.key);
+    let list = problems.get(id);
+    if (!list) problems.set(id, (list = []));
+    list.push(problemWords(p));
+  }
+  for (const [id, list] of problems) {
+    check.damaged.set(id, list.length <= 3 ? list.join('; ') : `${list.slice(0, 3).join('; ')} and ${list.length - 3} more`);
+    state.addPending(id);
   }
   check.durationMs = clock.now() - started;
   return check;
@@ -64,21 +76,19 @@ export function checkRecordedFiles(dest: string, state: RunState, clock: Clock):
 /**
  * The end of the sync, for the sets the check found damaged and the sets this sync worked on: an
  * entry whose file is missing or changed now (its download failed, the set is no longer served,
- * or the file went after it was verified) leaves the records, so manifest.csv and SHA256SUMS
- * list only verified files present. Returns the sets that lost an entry: they are no longer
- * complete, and the caller makes the ones still wanted pending so the next sync fetches them.
+ * or the file went after it was verified; a set folder swapped for a link loses every entry)
+ * leaves the records, so manifest.csv and SHA256SUMS list only verified files present. Returns
+ * the sets that lost an entry: they are no longer complete, and the caller makes the ones still
+ * wanted pending so the next sync fetches them.
  */
-export function dropUnhealedEntries(dest: string, state: RunState, setIds: Iterable<number>): number[] {
+export async function dropUnhealedEntries(dest: Destination, state: RunState, setIds: Iterable<number>): Promise<number[]> {
   const lost: number[] = [];
   for (const id of new Set(setIds)) {
     const local = state.store.get(id);
     if (!local) continue;
     let removed = false;
-    // A folder swapped for a link leads outside DEST (a transfer noticed it): none of its files is listed.
-    const folderReal = isRealDir(path.join(dest, 'sets')) && isRealDir(path.join(dest, 'sets', String(id)));
-    for (const [rel, entry] of Object.entries(local.files)) {
-      if (folderReal && fileProblem(dest, rel, entry) === null) continue;
-      delete local.files[rel];
+    for await (const p of dest.checkPresence(expectedFiles([local]))) {
+      delete local.files[p.key];
       removed = true;
     }
     if (!removed) continue;
@@ -87,12 +97,4 @@ export function dropUnhealedEntries(dest: string, state: RunState, setIds: Itera
     lost.push(id);
   }
   return lost;
-}
-
-function isRealDir(p: string): boolean {
-  try {
-    return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false;
-  }
 }

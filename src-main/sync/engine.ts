@@ -6,6 +6,7 @@ import type { DeliveryClient } from '../api/delivery-client';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { noRateLimit, type RateLimiter } from './accounting';
 import { systemClock, type Clock } from './clock';
+import type { Destination } from './destination/destination';
 import { rateLimiterFor } from './rate-limit';
 import { SyncRun } from './run';
 import { openGate, type PauseGate } from './task-pool';
@@ -24,6 +25,13 @@ export interface EngineDeps {
   limiter?: RateLimiter;
   /** Default: always open. Pass createPauseGate() to pause and resume the sync (no re-walk). */
   gate?: PauseGate;
+  /**
+   * Where the dataset goes. Default: the folder options.dest (destination/open.ts). An injected
+   * destination is not closed by the engine; events and the summary name it by its label.
+   */
+  destination?: Destination;
+  /** Where consent records go. Default: the folder options.consentsDir, else `DEST.consents` beside a folder. Not closed by the engine. */
+  consents?: Destination;
 }
 
 export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: EngineDeps = {}): Promise<SyncSummary> {
@@ -36,6 +44,8 @@ export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => v
     clock,
     limiter: deps.limiter ?? fromOptions ?? noRateLimit,
     gate: deps.gate ?? openGate,
+    destination: deps.destination,
+    consents: deps.consents,
   });
   return run.run();
 }

@@ -1,12 +1,15 @@
 // Failures of the local file system that stop the whole sync (DEST not writable, disk full):
-// continuing would only fail every other file the same way.
+// continuing would only fail every other file the same way. A LocalFsError is the folder's
+// DestinationError of kind 'io' (exit 2, summary.fatal.kind local_fs).
+import { DestinationError } from './destination/destination';
 
 const FATAL_FS_CODES = new Set(['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EIO', 'EEXIST', 'EISDIR', 'EMFILE', 'ENFILE']);
 
-export class LocalFsError extends Error {
-  constructor(message: string, readonly code: string | undefined, options?: { cause?: unknown }) {
-    super(message, options);
+export class LocalFsError extends DestinationError {
+  constructor(message: string, code: string | undefined, options?: { cause?: unknown }) {
+    super('io', message, code);
     this.name = 'LocalFsError';
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 
@@ -15,8 +18,9 @@ export function isFatalFsError(e: unknown): e is NodeJS.ErrnoException {
   return typeof code === 'string' && FATAL_FS_CODES.has(code);
 }
 
-export function localFsError(e: unknown, doing: string): LocalFsError {
-  if (e instanceof LocalFsError) return e;
+/** `e` in the user's words, naming what was being done; a DestinationError (already in words) passes through. */
+export function localFsError(e: unknown, doing: string): DestinationError {
+  if (e instanceof DestinationError) return e;
   const err = e as NodeJS.ErrnoException;
   const code = err?.code;
   const hint =

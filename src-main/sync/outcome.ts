@@ -2,7 +2,8 @@
 // maps to (DESIGN 1.2). The CLI maps API failures outside a sync with the same table.
 import { isApiError, type ApiErrorKind } from '../api/errors';
 import type { SyncSummary } from '../../src-shared/sync-events';
-import { LocalFsError, isFatalFsError, localFsError } from './local-errors';
+import { DestinationError } from './destination/destination';
+import { isFatalFsError, localFsError } from './local-errors';
 
 export type ExitCode = SyncSummary['exitCode'];
 
@@ -33,9 +34,29 @@ export function exitCodeFor(kind: FatalKind): 2 | 3 | 4 {
 /** An error that stops the sync wherever it happens (401, disk full, a folder that cannot be written), else undefined. */
 export function fatalAnywhere(e: unknown): Fatal | undefined {
   if (isApiError(e) && e.kind === 'auth') return { kind: 'auth', message: `${e.message}. Check the API key (it may be revoked or expired).` };
-  if (e instanceof LocalFsError) return { kind: 'local_fs', message: e.message };
+  if (e instanceof DestinationError) return destinationFatal(e);
   if (isFatalFsError(e)) return { kind: 'local_fs', message: localFsError(e, 'write the dataset').message };
   return undefined;
+}
+
+/**
+ * A destination's failure that stops the sync: 'io' is today's local_fs (disk full, not
+ * writable), 'config' and 'locked' exit 2 as well, 'unreachable' (a store that kept failing)
+ * exits 4 like an unreachable service. A bad key or a folder escape fails one file only.
+ */
+function destinationFatal(e: DestinationError): Fatal | undefined {
+  switch (e.kind) {
+    case 'io':
+      return { kind: 'local_fs', message: e.message };
+    case 'config':
+      return { kind: 'config', message: e.message };
+    case 'locked':
+      return { kind: 'locked', message: e.message };
+    case 'unreachable':
+      return { kind: 'network', message: e.message };
+    default:
+      return undefined;
+  }
 }
 
 /** A failure of the collection fetch or the page walk: every API error there is fatal; other errors are not ours to map. */

@@ -2,10 +2,9 @@
 // exactly the sets holding a missing or changed file, after the set records stop vouching for
 // those files (repair-plan.ts, done by the sync under its lock). Extra files are listed by
 // verify and never deleted.
-import path from 'node:path';
 import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { runSync, type EngineDeps } from './engine';
-import { verifyDataset } from './verify';
+import { verifyDataset, verifyFolder } from './verify';
 
 /**
  * Verifies DEST by hash (or takes `report` from a verify just made) and syncs the missing and
@@ -13,6 +12,6 @@ import { verifyDataset } from './verify';
  * fatal error; another service or collection than the folder's is `config`).
  */
 export async function runRepair(options: SyncOptions, onEvent: (e: SyncEvent) => void, report?: VerifyReport, deps: EngineDeps = {}): Promise<SyncSummary> {
-  const verified = report ?? (await verifyDataset(path.resolve(options.dest)));
+  const verified = report ?? (deps.destination ? await verifyDataset(deps.destination) : await verifyFolder(options.dest));
   return runSync({ ...options, repair: { files: [...verified.missing, ...verified.changed] } }, onEvent, deps);
 }

@@ -4,20 +4,21 @@ import type { DeliveryClient } from '../api/delivery-client';
 import type { SyncEvent } from '../../src-shared/sync-events';
 import type { Accounting } from './accounting';
 import type { Clock } from './clock';
+import type { Destination } from './destination/destination';
 import type { RetryPolicy } from './retry';
 import type { RunState } from './run-state';
 
 export interface RunContext {
-  readonly dest: string;
-  readonly consentsDir: string;
+  /** Where the dataset goes; the engine reaches it only through the Destination interface. */
+  readonly dest: Destination;
+  /** Where consent records go (never inside dest). */
+  readonly consents: Destination;
   readonly excludeGold: boolean;
   readonly client: DeliveryClient;
   readonly policy: RetryPolicy;
   readonly hashWorkers: number;
   /** tuning.stallTimeoutMs: silence, or under 1 KiB/s, for this long aborts a transfer. */
   readonly stallMs: number;
-  /** DEST's real path: a set folder must resolve under it when a file is moved in (transfer.ts). */
-  readonly realDest: string;
   readonly clock: Clock;
   /** Aborted on cancel and on a fatal error. */
   readonly signal: AbortSignal;
@@ -27,8 +28,6 @@ export interface RunContext {
   readonly damaged: ReadonlyMap<number, string>;
   /** Sets whose folder a transfer found leading outside DEST (swapped for a link); their entries are checked again at the end. */
   readonly escaped: Set<number>;
-  /** Folders under DEST made and checked (lstat, part by part) in this sync; see ensureRealDir. */
-  readonly checkedDirs: Set<string>;
   emit(e: SyncEvent): void;
   /**
    * True when `e` ends the sync: a fatal error (recorded, and the sync aborted) or the abort

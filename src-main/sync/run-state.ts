@@ -3,7 +3,8 @@
 // through this class, which knows whether the run changed anything (else the final save is
 // skipped: the bytes would be the same) and saves now and then while downloads go on.
 import type { Clock } from './clock';
-import type { LocalSet, SetStore } from './set-store';
+import type { Destination } from './destination/destination';
+import type { LocalSet, SetStore } from './state/set-store';
 import { saveState, type EngineState } from './state';
 
 const STATE_SAVE_INTERVAL_MS = 3000;
@@ -15,7 +16,7 @@ export class RunState {
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly dest: string,
+    private readonly dest: Destination,
     readonly head: EngineState,
     readonly store: SetStore,
     private readonly clock: Clock,

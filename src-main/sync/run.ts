@@ -3,7 +3,6 @@
 // pending sets again, write the dataset index and the state, and say how it ended. What each set
 // needs is planned in set-plan.ts; counting is accounting.ts; exit codes are outcome.ts.
 import { setMaxListeners } from 'node:events';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError } from '../api/errors';
@@ -11,26 +10,24 @@ import type { CollectionDetail, SetRecord, SetsPage } from '../../src-shared/del
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { Accounting, type RateLimiter } from './accounting';
 import type { Clock } from './clock';
-import { ensureConsentsDir } from './consents';
 import { writeCollectionJson } from './dataset';
+import type { Destination, DestinationLock } from './destination/destination';
+import { openConsents, openDestination } from './destination/open';
 import { writeDatasetIndex } from './dataset-index';
 import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
 import { bindingConflict, type FolderOwner } from './folder-binding';
-import { appendHistory } from './history';
-import { partialDir } from './layout';
 import { localFsError } from './local-errors';
-import { acquireLock, LockHeldError, type Lock } from './lock';
 import { failureCode } from './failure-code';
 import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
 import { ProgressTracker } from './progress';
 import { withRetry } from './retry';
 import type { RunContext } from './run-context';
 import { RunState } from './run-state';
-import { ensureRealDir, resetScratchDir } from './safe-dirs';
 import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
-import { SetStore } from './set-store';
 import { loadState, peekState } from './state';
+import { appendHistory } from './state/history';
+import { SetStore } from './state/set-store';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
@@ -44,6 +41,10 @@ export interface RunDeps {
   clock: Clock;
   limiter: RateLimiter;
   gate: PauseGate;
+  /** When given, the caller owns it (the run neither opens nor closes it); else the folder options.dest. */
+  destination?: Destination;
+  /** When given, the caller owns it; else the folder options.consentsDir or `DEST.consents`. */
+  consents?: Destination;
 }
 
 /** The listing's first requests, in flight from the start of the run (SyncRun.openListing). */
@@ -62,6 +63,9 @@ export class SyncRun {
   private readonly seen = new Set<number>();
   private fatal: Fatal | undefined;
   private settings: RunSettings | undefined;
+  /** Where the dataset and the consent records go, once opened (run()). */
+  private dest: Destination | undefined;
+  private consents: Destination | undefined;
   private state: RunState | undefined;
   private client: DeliveryClient | undefined;
   private maxUpdatedAt: string | null = null;
@@ -116,25 +120,54 @@ export class SyncRun {
   }
 
   async run(): Promise<SyncSummary> {
-    let lock: Lock | undefined;
+    try {
+      return await this.runOpened();
+    } finally {
+      // Destinations this run opened itself; injected ones are the caller's.
+      if (!this.deps.destination) await this.dest?.close().catch(() => undefined);
+      if (!this.deps.consents) await this.consents?.close().catch(() => undefined);
+    }
+  }
+
+  /** Opens the destinations (nothing is touched yet): a spec that cannot be served is a config error. */
+  private openDestinations(v: RunSettings): { dest: Destination; consents: Destination } {
+    const folder = { kind: 'folder' as const, path: v.dest };
+    try {
+      return {
+        dest: this.deps.destination ?? openDestination(folder),
+        consents: this.deps.consents ?? openConsents(folder, this.options.consentsDir),
+      };
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  }
+
+  private async runOpened(): Promise<SyncSummary> {
+    let lock: DestinationLock | undefined;
     let walkCompleted = false;
     try {
       let v: RunSettings;
+      let opened: { dest: Destination; consents: Destination };
       try {
         v = resolveOptions(this.options);
+        opened = this.openDestinations(v);
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
         this.fatal = { kind: 'config', message: e.message };
         return await this.finish(false);
       }
       this.settings = v;
+      const { dest, consents } = opened;
+      this.dest = dest;
+      this.consents = consents;
       const full = this.options.full === true;
       const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
-      // The folder's state as it is now, without the lock or creating anything (a folder that does
-      // not exist yet has no owner). One that belongs elsewhere stops here: nothing is written or
-      // asked. The run checks again once it holds the lock.
-      const peeked = peekState(v.dest);
-      const conflict = peeked ? bindingConflict(v.dest, peeked, owner) : null;
+      // The destination's state as it is now, without the lock or creating anything (a folder
+      // that does not exist yet has no owner). One that belongs elsewhere stops here: nothing is
+      // written or asked. The run checks again once it holds the lock.
+      const peek = peekState(dest);
+      const peeked = peek instanceof Promise ? await peek : peek;
+      const conflict = peeked ? bindingConflict(dest.label, peeked, owner) : null;
       if (conflict) {
         this.fatal = { kind: 'config', message: conflict };
         return await this.finish(false);
@@ -152,40 +185,38 @@ export class SyncRun {
       // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
       const collection = this.fetchCollection(this.client, v);
       const early = this.options.repair ? undefined : this.openListing(this.client, v, full ? undefined : updatedSinceFor(peeked?.watermark ?? null), collection);
-      const opened = await this.openFolder(v, owner);
-      if (!opened) {
+      const taken = await this.openFolder(dest, owner);
+      if (!taken) {
         this.controller.abort(); // the early requests, if any: nothing will read their answers
         return await this.finish(false);
       }
-      lock = opened.lock;
-      const state = opened.state;
+      lock = taken.lock;
+      const state = taken.state;
       this.state = state;
 
-      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: v.dest, consentsDir: v.consentsDir, full, watermark: state.head.watermark });
+      this.emit({ type: 'start', collectionId: this.options.collectionId, dest: dest.label, consentsDir: consents.label, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       const since = full ? undefined : updatedSinceFor(state.head.watermark);
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
       const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection);
       if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
       await new Promise((resolve) => setImmediate(resolve)); // the requests leave before the synchronous disk check
-      const check = checkRecordedFiles(v.dest, state, this.deps.clock);
+      const check = await checkRecordedFiles(dest, state, this.deps.clock);
       this.diskCheck = check;
       const ctx: RunContext = {
-        dest: v.dest,
-        consentsDir: v.consentsDir,
+        dest,
+        consents,
         excludeGold: this.options.excludeGold === true,
         client: this.client,
         policy: { ...v.policy, clock: this.deps.clock },
         hashWorkers: v.hashWorkers,
         stallMs: v.stallMs,
-        realDest: await fs.realpath(v.dest),
         clock: this.deps.clock,
         signal: this.signal,
         accounting: this.accounting,
         state,
         damaged: check.damaged,
         escaped: this.escaped,
-        checkedDirs: new Set(),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
@@ -203,32 +234,31 @@ export class SyncRun {
   }
 
   /**
-   * Takes DEST for this sync (its owner was checked before): makes the state folders, takes the
-   * lock, loads (and migrates) the state, checks the owner again. On failure the fatal error is
-   * set, nothing is held, and undefined is returned.
+   * Takes the destination for this sync (its owner was checked before): prepares it (a folder
+   * makes its state folders part by part with lstat, so a symlinked .dataset-sync or partial
+   * folder never takes our writes elsewhere), takes the lock, loads (and migrates) the state,
+   * checks the owner again. On failure the fatal error is set, nothing is held, and undefined is
+   * returned.
    */
-  private async openFolder(v: RunSettings, owner: FolderOwner): Promise<{ lock: Lock; state: RunState } | undefined> {
-    let lock: Lock | undefined;
+  private async openFolder(dest: Destination, owner: FolderOwner): Promise<{ lock: DestinationLock; state: RunState } | undefined> {
+    let lock: DestinationLock | undefined;
     let state: RunState | undefined;
     try {
-      await fs.mkdir(v.dest, { recursive: true });
-      // Part by part with lstat: a symlinked .dataset-sync or partial folder must not take our writes elsewhere.
-      await ensureRealDir(v.dest, path.relative(v.dest, partialDir(v.dest)));
-      lock = await acquireLock(v.dest);
-      await resetScratchDir(v.dest);
-      const loaded = await loadState(v.dest);
-      state = new RunState(v.dest, loaded.state, SetStore.open(v.dest), this.deps.clock);
+      for (const warning of await dest.prepare()) this.emit({ type: 'warning', message: warning });
+      lock = await dest.lock();
+      const loaded = await loadState(dest);
+      state = new RunState(dest, loaded.state, SetStore.open(dest.stateDir), this.deps.clock);
       if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
     } catch (e) {
-      if (e instanceof LockHeldError) this.fatal = { kind: 'locked', message: e.message };
-      else this.fatal = { kind: 'local_fs', message: localFsError(e, `use the dataset folder ${v.dest}`).message };
+      const err = localFsError(e, `use the dataset folder ${dest.label}`);
+      this.fatal = fatalAnywhere(err) ?? { kind: 'local_fs', message: err.message };
       // Taken but unusable (state unreadable, scratch folder not writable): never leave it held by a live app.
       state?.store.close();
       await lock?.release().catch(() => undefined);
       return undefined;
     }
     const head = state.head;
-    const lateConflict = bindingConflict(v.dest, head, owner); // another sync bound it in between
+    const lateConflict = bindingConflict(dest.label, head, owner); // another sync bound it in between
     if (lateConflict) {
       this.fatal = { kind: 'config', message: lateConflict };
       state.store.close();
@@ -285,9 +315,9 @@ export class SyncRun {
     const full = this.options.full === true;
     const acc = this.accounting;
     const { pages, firstPage, since, walk } = listing;
-    // The consents folder is made ready while the collection travels (it is needed either way).
-    const consentsDirReady = ensureConsentsDir(ctx.consentsDir);
-    void consentsDirReady.catch(() => undefined);
+    // The consents destination is made ready while the collection travels (it is needed either way).
+    const consentsReady = ctx.consents.prepare();
+    void consentsReady.catch(() => undefined);
     let collection;
     try {
       collection = await listing.collection;
@@ -296,13 +326,13 @@ export class SyncRun {
       return false;
     }
     await writeCollectionJson(ctx.dest, collection).catch((e) => {
-      throw localFsError(e, `write ${path.join(ctx.dest, 'collection.json')}`);
+      throw localFsError(e, `write ${path.join(ctx.dest.label, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
-    const consentsWarning = await consentsDirReady.catch((e) => {
-      throw localFsError(e, `create the consents folder ${ctx.consentsDir}`);
+    const consentsWarnings = await consentsReady.catch((e) => {
+      throw localFsError(e, `create the consents folder ${ctx.consents.label}`);
     });
-    if (consentsWarning) this.emit({ type: 'warning', message: consentsWarning });
+    for (const warning of consentsWarnings) this.emit({ type: 'warning', message: warning });
 
     acc.setsExpected = this.repairSets ? this.repairSets.length : collection.sets.accepted;
     acc.phase = 'listing';
@@ -427,8 +457,8 @@ export class SyncRun {
   private newSummary(): SyncSummary {
     return {
       collectionId: this.options.collectionId,
-      dest: this.settings?.dest ?? this.options.dest,
-      ...(this.settings ? { consentsDir: this.settings.consentsDir } : {}),
+      dest: this.dest?.label ?? this.settings?.dest ?? this.options.dest,
+      ...(this.consents ? { consentsDir: this.consents.label } : {}),
       sets: 0,
       setsComplete: 0,
       setsFailed: 0,
@@ -453,8 +483,8 @@ export class SyncRun {
     const s = this.newSummary();
     s.cancelled = this.options.signal?.aborted === true && !this.fatal;
     const state = this.state;
-    const dest = this.settings?.dest ?? '';
-    if (state) {
+    const dest = this.dest;
+    if (state && dest) {
       const head = state.head;
       s.watermark = head.watermark;
       try {
@@ -470,13 +500,14 @@ export class SyncRun {
         await state.settled();
         if (this.diskCheck) {
           // The sets this sync worked on are looked at again too: a file verified here may have gone since.
-          const lost = dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
+          const lost = await dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
           for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         }
         await writeDatasetIndex(dest, state);
         await state.saveIfChanged();
       } catch (e) {
-        this.fatal ??= { kind: 'local_fs', message: localFsError(e, `write the dataset index in ${dest}`).message };
+        const err = localFsError(e, `write the dataset index in ${dest.label}`);
+        this.fatal ??= fatalAnywhere(err) ?? { kind: 'local_fs', message: err.message };
       }
       s.watermark = head.watermark;
       state.store.close();
@@ -494,7 +525,7 @@ export class SyncRun {
     if (this.fatal) s.fatal = { kind: this.fatal.kind, message: this.fatal.message };
     s.exitCode = summaryExitCode(this.fatal, s);
     if (!this.deps.client) await this.client?.close().catch(() => undefined);
-    if (state) await appendHistory(dest, s).catch(() => undefined);
+    if (state && dest) await appendHistory(dest.stateDir, s).catch(() => undefined);
     this.emit({ type: 'summary', summary: s });
     return s;
   }

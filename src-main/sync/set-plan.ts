@@ -1,25 +1,22 @@
 // The plan of one set: which of its files are up to date (known from the set record: same
 // sha256, same size and mtime on disk, nothing hashed), which to adopt or download, its consents,
 // and the set's outcome once every step is done (complete, or failed and pending).
-import { lstatSync, promises as fs } from 'node:fs';
-import path from 'node:path';
 import { ApiError, isApiError } from '../api/errors';
 import type { ConsentRef, FileRecord, SetRecord } from '../../src-shared/delivery-api';
 import { consentStored, writeConsent } from './consents';
-import { fileProblem } from './disk-check';
+import { filePresence } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
 import { findCollisions } from './collisions';
-import { legacyPartialPath, partialPath, relFilePath } from './layout';
+import { relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
 import { failureCode } from './failure-code';
 import { withRetry } from './retry';
 import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
-import { emptyLocalSet, type FileEntry, type LocalSet } from './set-store';
+import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
-import { hashRegularFile } from './regular-file';
 
 interface SetProgress {
   set: SetRecord;
@@ -32,7 +29,7 @@ interface SetProgress {
   queuedBytes: number;
 }
 
-type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'downloadedAt'>;
+type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'stamp' | 'downloadedAt'>;
 
 /** Fields of a file entry that come from the server and are listed in manifest.csv. */
 function sameMeta(a: FileEntry, b: EntryMeta): boolean {
@@ -117,7 +114,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   }
   const damage = ctx.damaged.get(set.id);
   ctx.emit({ type: 'set', setId: set.id, state: 'discovered', files: set.files.length, isGold: set.is_gold, ...(damage ? { reason: damage } : {}) });
-  await writeSetJson(ctx.dest, set, ctx.checkedDirs).catch((e) => {
+  await writeSetJson(ctx.dest, set).catch((e) => {
     throw localFsError(e, `write set.json of set ${set.id}`);
   });
   await planFiles(ctx, set, pools);
@@ -140,7 +137,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
     const rel = relFilePath(set.id, file.filename);
     const entry = sp.local.files[rel];
     const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
-    const onDisk = sameFile ? fileProblem(ctx.dest, rel, entry) : null;
+    const onDisk = sameFile ? await filePresence(ctx.dest, rel, entry) : null;
     if (sameFile && onDisk === null) {
       const meta = entryMeta(set, file, refs);
       if (!sameMeta(entry, meta)) {
@@ -167,7 +164,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       continue;
     }
     // A record under its final name was written whole (temp file + rename): nothing to fetch.
-    if (await consentStored(ctx.consentsDir, ref.id)) continue;
+    if (await consentStored(ctx.consents, ref.id)) continue;
     sp.outstanding++;
     await pools.consents.push(() => consentTask(ctx, sp, ref));
   }
@@ -181,56 +178,58 @@ function fileFailed(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: str
   ctx.emit({ type: 'file', setId: sp.set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'failed', reason, code });
 }
 
-/** A final file present with the right size but unknown to the state (e.g. a crash before the state was saved) is adopted by hash. */
-async function adoptExisting(ctx: RunContext, finalPath: string, file: FileRecord): Promise<number | null> {
-  let st;
+/**
+ * A final file present with the right bytes but unknown to the state (e.g. a crash before the
+ * state was saved) is adopted: the destination vouches for it (a folder hashes a regular file
+ * of the right size, never a link or FIFO; a bucket trusts its sha256 metadata). Its stamp, or
+ * null (the download then replaces whatever is there).
+ */
+async function adoptExisting(ctx: RunContext, rel: string, file: FileRecord): Promise<string | null> {
+  let found;
   try {
-    // Synchronous: usually the file is simply absent, and a thrown ENOENT plus a thread-pool
-    // round trip per file cost more than this one lstat. A symlink is not adopted: the download replaces it by rename.
-    st = lstatSync(finalPath, { throwIfNoEntry: false });
+    found = await ctx.dest.verifiedCopy(rel, { size: file.size_bytes, sha256: file.sha256 });
   } catch {
     return null;
   }
-  if (!st || !st.isFile() || st.size !== file.size_bytes) return null;
-  // Hashed through hashRegularFile: a link or FIFO swapped in after the lstat is refused, never read.
-  let sha256: string | null;
-  try {
-    let bytes: number;
-    ({ sha256, bytes } = await hashRegularFile(finalPath, file.size_bytes));
-    ctx.accounting.bytesHashed += bytes;
-  } catch {
-    return null; // gone or no longer a regular file: the download replaces it by rename
-  }
-  return sha256 === file.sha256 ? st.mtimeMs : null;
+  if (found === null) return null;
+  // Without a vouched hash the destination read the bytes to know them.
+  if (found.sha256 === undefined) ctx.accounting.bytesHashed += file.size_bytes;
+  return found.stamp;
+}
+
+/**
+ * A partial download is keyed by set id, file id and expected hash: an edited file never resumes
+ * on old bytes, and two transfers never share held bytes (a file id listed in two sets gets two;
+ * the same id twice in one set fails the set, collisions.ts). A folder names its part file so.
+ */
+function resumeKeyOf(setId: number, fileId: number, sha256: string): string {
+  return `${setId}-${fileId}-${sha256}`;
 }
 
 async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string): Promise<void> {
   const set = sp.set;
-  const finalPath = path.join(ctx.dest, rel);
   const acc = ctx.accounting;
   try {
     if (ctx.signal.aborted) return;
     const known = sp.local.files[rel];
-    const adoptedMtime = known?.sha256 === file.sha256 || !known ? await adoptExisting(ctx, finalPath, file) : null;
-    let mtimeMs: number;
-    if (adoptedMtime !== null) {
-      mtimeMs = adoptedMtime;
+    const adopted = known?.sha256 === file.sha256 || !known ? await adoptExisting(ctx, rel, file) : null;
+    let stamp: string;
+    if (adopted !== null) {
+      stamp = adopted;
       acc.bytesDone += file.size_bytes;
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
-      ({ mtimeMs } = await transferFile(
+      ({ stamp } = await transferFile(
         {
           fileId: file.id,
           url: file.url,
           sizeBytes: file.size_bytes,
           sha256: file.sha256,
-          partPath: partialPath(ctx.dest, set.id, file.id, file.sha256),
-          legacyPartPath: legacyPartialPath(ctx.dest, file.id, file.sha256),
-          finalPath,
           relPath: rel,
-          realDir: path.join(ctx.realDest, 'sets', String(set.id)),
+          resumeKey: resumeKeyOf(set.id, file.id, file.sha256),
         },
         {
+          dest: ctx.dest,
           client: ctx.client,
           policy: ctx.policy,
           signal: ctx.signal,
@@ -243,7 +242,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
       ));
       acc.filesDownloaded++;
     }
-    sp.local.files[rel] = { ...entryMeta(set, file, refs), mtimeMs, downloadedAt: new Date(ctx.clock.now()).toISOString() };
+    sp.local.files[rel] = { ...entryMeta(set, file, refs), ...stampFields(stamp), downloadedAt: new Date(ctx.clock.now()).toISOString() };
     ctx.state.putLocal(sp.local);
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
@@ -264,7 +263,7 @@ async function consentTask(ctx: RunContext, sp: SetProgress, ref: ConsentRef): P
     if (ctx.signal.aborted) return;
     const record = await withRetry(ctx.policy, () => ctx.client.getConsent(ref.url, ctx.signal), { signal: ctx.signal });
     if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
-    await writeConsent(ctx.consentsDir, ref.id, record).catch((e) => {
+    await writeConsent(ctx.consents, ref.id, record).catch((e) => {
       throw localFsError(e, `write consent ${ref.id}`);
     });
   } catch (e) {
@@ -323,7 +322,7 @@ function removeReplacedFiles(ctx: RunContext, sp: SetProgress): void {
     if (now !== undefined && now !== rel) {
       delete local.files[rel];
       ctx.state.putLocal(local);
-      void fs.rm(path.join(ctx.dest, rel), { force: true }).catch(() => undefined);
+      void ctx.dest.remove(rel).catch(() => undefined);
     }
   }
 }

@@ -2,7 +2,7 @@
 // the set store (sets.jsonl). Migrated once, on the first sync after the upgrade.
 import { isPositiveId } from './names';
 import type { RunState } from './run-state';
-import { emptyLocalSet, type LocalSet } from './set-store';
+import { emptyLocalSet, type LocalSet } from './state/set-store';
 import type { LegacyState } from './state';
 
 export function migrateLegacyState(legacy: LegacyState, state: RunState): void {

@@ -1,18 +1,22 @@
-// The engine's head state under DEST/.dataset-sync/state.json: the service and collection the
-// folder belongs to, watermark, sets to retry and the fingerprint of the dataset index. What is known of each set (status, verified
-// files with size and mtime, so up-to-date checks hash nothing) lives in sets.jsonl and is read
-// one set at a time (set-store.ts). Written atomically.
-import { promises as fs, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { writeJsonAtomic } from './atomic';
-import { scratchDir, stateDir } from './layout';
-import type { FileEntry } from './set-store';
+// The engine's head state, the object '.dataset-sync/state.json' of the destination (for a
+// folder DEST/.dataset-sync/state.json, as before the seam): the service and collection the
+// dataset belongs to, watermark, sets to retry and the fingerprint of the dataset index. It is
+// kept in the destination itself because a bucket must carry its binding (another machine reads
+// it). What is known of each set (status, verified files with size and stamp, so up-to-date
+// checks hash nothing) lives in sets.jsonl in the state folder and is read one set at a time
+// (state/set-store.ts). Written atomically (Destination.writeAtomic).
+import type { Destination } from './destination/destination';
+import type { FileEntry } from './state/set-store';
 
-export type { FileEntry } from './set-store';
+export type { FileEntry } from './state/set-store';
+
+/** The head's key in the destination. */
+export const STATE_KEY = '.dataset-sync/state.json';
 
 export interface FileFingerprint {
   size: number;
-  mtimeMs: number;
+  /** ObjectInfo.stamp as written (a folder's mtime in ms). A state written before the seam has mtimeMs instead: the index is then written once more. */
+  stamp: string;
 }
 
 export interface IndexFingerprint {
@@ -51,34 +55,32 @@ export function emptyState(): EngineState {
   return { version: 2, baseUrl: null, collectionId: null, watermark: null, pendingSets: [] };
 }
 
-function statePath(dest: string): string {
-  return path.join(stateDir(dest), 'state.json');
-}
-
 /**
- * The state as it is on disk now, read without the folder's lock (another sync may be writing
- * it): a guess, checked once the lock is held (run.ts asks for page 1 with its watermark before
- * the lock is taken). Synchronous: the first asynchronous read of a process costs ~10 ms of
- * thread-pool start-up, a round trip's share the guess is there to save. Null when there is
- * none or it cannot be read.
+ * The state as it is now, read without the lock (another sync may be writing it): a guess,
+ * checked once the lock is held (run.ts asks for page 1 with its watermark before the lock is
+ * taken). A folder answers synchronously (Destination.peekText): the first asynchronous read of
+ * a process costs ~10 ms of thread-pool start-up, a round trip's share the guess is there to
+ * save; a destination without peekText is read with readText. Null when there is none or it
+ * cannot be read.
  */
-export function peekState(dest: string): EngineState | null {
-  try {
-    return parseState(readFileSync(statePath(dest), 'utf8')).state;
-  } catch {
-    return null;
+export function peekState(dest: Destination): EngineState | null | Promise<EngineState | null> {
+  if (dest.peekText) {
+    try {
+      const text = dest.peekText(STATE_KEY);
+      return text === null ? null : parseState(text).state;
+    } catch {
+      return null;
+    }
   }
+  return dest.readText(STATE_KEY).then(
+    (text) => (text === null ? null : parseState(text).state),
+    () => null,
+  );
 }
 
-export async function loadState(dest: string): Promise<{ state: EngineState; legacy?: LegacyState }> {
-  let text: string;
-  try {
-    text = await fs.readFile(statePath(dest), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState() };
-    throw e;
-  }
-  return parseState(text);
+export async function loadState(dest: Destination): Promise<{ state: EngineState; legacy?: LegacyState }> {
+  const text = await dest.readText(STATE_KEY);
+  return text === null ? { state: emptyState() } : parseState(text);
 }
 
 function parseState(text: string): { state: EngineState; legacy?: LegacyState } {
@@ -109,6 +111,6 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
   return { state: emptyState() };
 }
 
-export async function saveState(dest: string, state: EngineState): Promise<void> {
-  await writeJsonAtomic(statePath(dest), state, 0o644, scratchDir(dest));
+export async function saveState(dest: Destination, state: EngineState): Promise<void> {
+  await dest.writeAtomic(STATE_KEY, JSON.stringify(state, null, 2) + '\n');
 }

@@ -4,8 +4,6 @@ import path from 'node:path';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import { CONCURRENCY, concurrencySchema, DEFAULT_CONCURRENCY } from '../../src-shared/settings';
 import type { SyncOptions } from '../../src-shared/sync-events';
-import { resolveConsentsDir } from './consents';
-import { defaultConsentsDir } from './layout';
 import { isPositiveId } from './names';
 import type { RetryPolicy } from './retry';
 import { defaultHashWorkers, MAX_HASH_WORKERS } from './sha256-stream';
@@ -15,8 +13,8 @@ export class ConfigError extends Error {}
 export interface RunSettings {
   /** Normalised (validateBaseUrl): the form recorded in the engine state. */
   baseUrl: string;
+  /** options.dest resolved (an absolute path); the destination itself is opened by the run. */
   dest: string;
-  consentsDir: string;
   concurrency: number;
   policy: RetryPolicy;
   stallMs: number;
@@ -41,12 +39,6 @@ export function resolveOptions(o: SyncOptions): RunSettings {
   if (bw !== undefined && !(Number.isFinite(bw) && bw >= 0)) throw new ConfigError(`The bandwidth limit must be a number of bytes per second (0 = none), got ${String(bw)}.`);
   if (!o.dest) throw new ConfigError('No destination folder given.');
   const dest = path.resolve(o.dest);
-  let consentsDir: string;
-  try {
-    consentsDir = resolveConsentsDir(o.consentsDir ?? defaultConsentsDir(dest), dest);
-  } catch (e) {
-    throw new ConfigError((e as Error).message);
-  }
   const t = o.tuning ?? {};
   const hashWorkers = t.hashWorkers ?? defaultHashWorkers();
   if (!Number.isInteger(hashWorkers) || hashWorkers < 0 || hashWorkers > MAX_HASH_WORKERS) {
@@ -55,7 +47,6 @@ export function resolveOptions(o: SyncOptions): RunSettings {
   return {
     baseUrl,
     dest,
-    consentsDir,
     concurrency,
     policy: { baseMs: t.retryBaseMs ?? 1000, maxAttempts: t.maxAttempts ?? 6, capMs: 30_000 },
     stallMs: t.stallTimeoutMs ?? 30_000,

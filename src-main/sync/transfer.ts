@@ -1,38 +1,19 @@
-// One resumable, hashed download (DESIGN 1.3): bytes go to a .part file under
-// DEST/.dataset-sync/partial, the SHA-256 is computed while streaming (held bytes first on
-// resume), and the file reaches its final name only by rename after the hash matched.
+// One resumable, hashed download (DESIGN 1.3): bytes go to an Upload of the destination (a
+// folder's .part file under DEST/.dataset-sync/partial), the SHA-256 is computed while streaming
+// (held bytes first on resume), and the file becomes visible under its key only by the upload's
+// commit after the hash matched (a folder: rename, with the escape checks around it).
 //
 // Hot path (bench scenario 1 and 2): body chunks arrive from the client's streamFile sink
 // (no Readable in between), are hashed at once and coalesced into large positional writes
-// (pwritev) with at most one write in flight per file; the socket is paused while the disk
-// lags. The part file is opened once per attempt (O_NOFOLLOW: a planted symlink is never
-// followed) and its mtime taken with fstat before close, so finishing a file costs no stat.
-import {
-  close,
-  closeSync,
-  constants,
-  createReadStream,
-  fstat,
-  fstatSync,
-  ftruncate,
-  ftruncateSync,
-  open,
-  openSync,
-  promises as fs,
-  realpathSync,
-  rename,
-  renameSync,
-  writev,
-  writevSync,
-  type Stats,
-} from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
+// with at most one write in flight per file; the socket is paused while the destination lags.
+// The upload is opened once per attempt (a folder: O_NOFOLLOW, a planted symlink is never
+// followed) and its stamp comes back from commit, so finishing a file costs no stat.
 import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
+import { EscapeError, type Destination, type Upload } from './destination/destination';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { failureCode, type CodedError } from './failure-code';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
@@ -44,22 +25,15 @@ export interface TransferJob {
   url: string;
   sizeBytes: number;
   sha256: string;
-  /** Absolute paths. */
-  partPath: string;
-  finalPath: string;
-  /** Relative to DEST, for events. */
+  /** The destination key (relative to DEST, as in events and manifest.csv). */
   relPath: string;
-  /** A part file of this download under the name older versions used; taken over when present. */
-  legacyPartPath?: string;
-  /**
-   * The set folder's real path (DEST's realpath + sets/<id>). When given, the folder of finalPath
-   * must still resolve to it just before and just after the rename: a folder swapped for a symlink
-   * mid-download would otherwise take the verified file outside DEST.
-   */
-  realDir?: string;
+  /** Names the held bytes across attempts and syncs: `${setId}-${fileId}-${sha256}` (ExpectedBody.resumeKey). */
+  resumeKey: string;
 }
 
 export interface TransferContext {
+  /** Where the file goes: an upload per attempt, committed once the hash matched. */
+  dest: Destination;
   client: DeliveryClient;
   policy: RetryPolicy;
   signal: AbortSignal;
@@ -91,7 +65,7 @@ export class FileFailedError extends Error implements CodedError {
   }
 }
 
-/** The set folder led outside DEST (swapped for a link) when the file was to be moved in. */
+/** The set folder led outside DEST (swapped for a link) when the file was to be committed (the destination's EscapeError). */
 export class FolderEscapeError extends FileFailedError {
   constructor(message: string) {
     super(message, 'escaped');
@@ -111,82 +85,10 @@ const BYTE_BUDGET_FACTOR = 4;
 const COALESCE_BYTES = 1024 * 1024;
 /** Bytes held in memory per file before the socket is paused until the disk catches up. */
 const PAUSE_BYTES = 4 * 1024 * 1024;
-/** IOV_MAX is 1024 on Linux; stay well below it. */
-const MAX_IOV = 512;
-const OPEN_PART = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;
-
-/**
- * File-system calls on a part file. Small files (bench scenario 2: 10,000 x 64 KiB) use the
- * synchronous calls: each is a few microseconds on the page cache, while the asynchronous ones
- * each cost a thread-pool round trip (two thread switches), which dominated the per-file cost.
- * Large files keep the asynchronous calls so a slow disk never blocks the event loop for long.
- */
-interface PartIo {
-  readonly sync: boolean;
-  open(p: string): Promise<number>;
-  fstat(fd: number): Promise<Stats>;
-  truncate(fd: number, len: number): Promise<void>;
-  close(fd: number): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-}
-
-const asyncIo: PartIo = {
-  sync: false,
-  open: (p) => promisify(open)(p, OPEN_PART, 0o644),
-  fstat: promisify(fstat),
-  truncate: (fd, len) => promisify(ftruncate)(fd, len),
-  close: promisify(close),
-  rename: promisify(rename),
-};
-
-const syncIo: PartIo = {
-  sync: true,
-  open: async (p) => openSync(p, OPEN_PART, 0o644),
-  fstat: async (fd) => fstatSync(fd),
-  truncate: async (fd, len) => ftruncateSync(fd, len),
-  close: async (fd) => closeSync(fd),
-  rename: async (from, to) => renameSync(from, to),
-};
-
-/** Files up to this size use syncIo. */
-const SYNC_IO_MAX_BYTES = 1024 * 1024;
-
-function ioFor(sizeBytes: number): PartIo {
-  return sizeBytes <= SYNC_IO_MAX_BYTES ? syncIo : asyncIo;
-}
-
-/** An open part file and its size; anything but a regular file at its path (a planted symlink, a folder) is removed, never followed. */
-async function openPart(p: string, io: PartIo): Promise<{ fd: number; held: number }> {
-  if (io.sync) {
-    // Usually there is no part file yet: O_EXCL creates a fresh regular file (never through a
-    // symlink), so its size is 0 without an fstat. Anything already there takes the checked path below.
-    try {
-      return { fd: openSync(p, OPEN_PART | constants.O_EXCL, 0o644), held: 0 };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
-  for (let tries = 0; ; tries++) {
-    let fd: number | undefined;
-    try {
-      fd = await io.open(p);
-      const st = await io.fstat(fd);
-      if (st.isFile()) return { fd, held: st.size };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (tries > 0 || (code !== 'ELOOP' && code !== 'EISDIR' && code !== 'ENXIO' && code !== 'EMLINK')) throw e;
-    }
-    if (fd !== undefined) await io.close(fd).catch(() => undefined);
-    if (tries > 0) throw localFsError(Object.assign(new Error(`${p} is not a regular file`), { code: 'EEXIST' }), `open ${p}`);
-    await fs.rm(p, { force: true, recursive: true });
-  }
-}
-
-/** Hashes the first `bytes` of the part file (the held bytes of a resume). */
-async function hashInto(file: string, hash: Sha256Stream, bytes: number): Promise<number> {
+/** Hashes the held bytes of a resume; returns how many there were. */
+async function hashHeld(upload: Upload, hash: Sha256Stream): Promise<number> {
   let n = 0;
-  const rs = createReadStream(file, { highWaterMark: 1024 * 1024, start: 0, end: bytes - 1 });
-  for await (const chunk of rs as AsyncIterable<Buffer>) {
+  for await (const chunk of upload.readHeld()) {
     hash.update(chunk);
     n += chunk.length;
     if (hash.backlogged) await hash.drained();
@@ -206,8 +108,9 @@ type StreamOutcome = { kind: 'complete' } | { kind: 'short'; bytes: number } | {
 
 /**
  * Receives one response body: per chunk one hash update, counter bumps and a push onto the
- * pending list — no promise, no await. Pending bytes go out in one pwritev once COALESCE_BYTES
- * are gathered (or at the end), one write in flight at a time.
+ * pending list — no promise, no await. Pending bytes go out in one upload write (a folder: one
+ * pwritev, synchronous for small files) once COALESCE_BYTES are gathered (or at the end), one
+ * write in flight at a time.
  */
 class PartSink implements FileBodySink {
   private pending: Buffer[] = [];
@@ -228,15 +131,16 @@ class PartSink implements FileBodySink {
   private pausedInWindow = false;
 
   constructor(
-    private readonly fd: number,
+    private readonly upload: Upload,
     private position: number,
     private readonly remaining: number,
     private readonly hash: Sha256Stream,
     private readonly active: ActiveTransfer,
     private readonly ctx: TransferContext,
     private readonly flow: BodyFlow,
-    private readonly partPath: string,
-    private readonly syncWrites: boolean,
+    private readonly relPath: string,
+    /** Settles before the first write (the upload's restart after a 200 answer to a resume). */
+    private before: Promise<void> | undefined,
     /** Bytes taken from the network for this file in this sync, all attempts together. */
     private readonly spent: { bytes: number },
   ) {}
@@ -327,62 +231,29 @@ class PartSink implements FileBodySink {
   }
 
   private flush(): void {
-    const bufs = this.pending.length <= MAX_IOV ? this.pending : this.pending.slice(0, MAX_IOV);
-    this.pending = this.pending.length <= MAX_IOV ? [] : this.pending.slice(MAX_IOV);
-    let bytes = 0;
-    for (const b of bufs) bytes += b.length;
-    this.pendingBytes -= bytes;
+    const bufs = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
     this.writing = true;
-    writev(this.fd, bufs, this.position, (err, written) => {
-      this.writing = false;
-      if (err) {
-        this.failure = isFatalFsError(err) ? localFsError(err, `write ${this.partPath}`) : err;
+    const at = this.position;
+    const before = this.before;
+    this.before = undefined;
+    const written = before ? before.then(() => this.upload.write(bufs, at)) : this.upload.write(bufs, at);
+    written.then(
+      (n) => {
+        this.writing = false;
+        this.position += n;
+        this.afterWrite();
+      },
+      (err: unknown) => {
+        this.writing = false;
+        this.failure = isFatalFsError(err) ? localFsError(err, `write ${this.relPath}`) : (err as Error);
         this.pending = [];
         this.pendingBytes = 0;
         this.flow.abort(this.failure);
         this.drained?.();
-        return;
-      }
-      this.position += written;
-      if (written < bytes) this.requeueTail(bufs, written);
-      this.afterWrite();
-    });
-  }
-
-  /** A short write (rare on regular files): the unwritten tail goes back to the front. */
-  private requeueTail(bufs: Buffer[], written: number): void {
-    const tail: Buffer[] = [];
-    let skip = written;
-    for (const b of bufs) {
-      if (skip >= b.length) {
-        skip -= b.length;
-        continue;
-      }
-      tail.push(skip > 0 ? b.subarray(skip) : b);
-      skip = 0;
-    }
-    for (const b of tail) this.pendingBytes += b.length;
-    this.pending = tail.concat(this.pending);
-  }
-
-  /** Small files: the whole body (or its tail) in one synchronous pwritev. */
-  private writeRestSync(): void {
-    try {
-      while (this.pendingBytes > 0) {
-        const bufs = this.pending.length <= MAX_IOV ? this.pending : this.pending.slice(0, MAX_IOV);
-        this.pending = this.pending.length <= MAX_IOV ? [] : this.pending.slice(MAX_IOV);
-        let bytes = 0;
-        for (const b of bufs) bytes += b.length;
-        this.pendingBytes -= bytes;
-        const written = writevSync(this.fd, bufs, this.position);
-        this.position += written;
-        if (written < bytes) this.requeueTail(bufs, written);
-      }
-    } catch (e) {
-      this.failure = isFatalFsError(e) ? localFsError(e, `write ${this.partPath}`) : (e as Error);
-      this.pending = [];
-      this.pendingBytes = 0;
-    }
+      },
+    );
   }
 
   private afterWrite(): void {
@@ -398,7 +269,6 @@ class PartSink implements FileBodySink {
   async settle(): Promise<StreamOutcome> {
     this.ended = true;
     this.stopWatchdog();
-    if (this.syncWrites && this.failure === undefined && !this.writing) this.writeRestSync();
     if (this.failure === undefined && (this.writing || this.pendingBytes > 0)) {
       await new Promise<void>((r) => {
         this.drained = r;
@@ -413,11 +283,10 @@ class PartSink implements FileBodySink {
 
 /** Streams one response body into the part file at `position`; the outcome once every byte is on disk. */
 async function streamToPart(
-  fd: number,
-  io: PartIo,
+  upload: Upload,
   job: TransferJob,
   start: number,
-  hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => Sha256Stream | null,
+  hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => { hash: Sha256Stream; before?: Promise<void> } | null,
   active: ActiveTransfer,
   ctx: TransferContext,
   spent: { bytes: number },
@@ -428,10 +297,10 @@ async function streamToPart(
   try {
     await ctx.client.streamFile(job.url, { start, ifRange: `"${job.sha256}"`, signal: ctx.signal }, (h, flow) => {
       head = h;
-      const hash = hashFor(h.status, h.headers);
-      if (hash === null) return null;
+      const use = hashFor(h.status, h.headers);
+      if (use === null) return null;
       const position = h.status === 206 ? start : 0;
-      sink = new PartSink(fd, position, job.sizeBytes - position, hash, active, ctx, flow, job.partPath, io.sync, spent);
+      sink = new PartSink(upload, position, job.sizeBytes - position, use.hash, active, ctx, flow, job.relPath, use.before, spent);
       sink.startWatchdog(ctx.stallMs ?? 30_000, `GET ${job.relPath}`);
       return sink;
     });
@@ -448,9 +317,8 @@ async function streamToPart(
   return { ...head!, outcome };
 }
 
-/** Downloads and verifies one file; resolves with the final file's mtime. */
-export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ mtimeMs: number }> {
-  if (job.legacyPartPath !== undefined) claimLegacyPart(job.legacyPartPath, job.partPath);
+/** Downloads and verifies one file; resolves with the committed object's stamp (a folder: its mtime). */
+export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ stamp: string }> {
   const label = `file ${job.relPath}`;
   const active = newActiveTransfer(job.fileId, job.relPath, job.sizeBytes);
   ctx.accounting.active.add(active);
@@ -461,12 +329,11 @@ export async function transferFile(job: TransferJob, ctx: TransferContext): Prom
   }
 }
 
-async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<{ mtimeMs: number }> {
+async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<{ stamp: string }> {
   let attempt = 0;
   let mismatches = 0;
   const spent = { bytes: 0 };
   const byteBudget = BYTE_BUDGET_FACTOR * job.sizeBytes;
-  const discardPart = () => fs.rm(job.partPath, { force: true });
   // `err` names the failure when there is one; the answers that did not fit (ended early, a 416,
   // a Content-Range for other bytes) are the connection's.
   const retryLater = async (reason: string, err: unknown) => {
@@ -482,35 +349,31 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
 
   for (;;) {
     if (ctx.signal.aborted) throw new ApiError('aborted', `${label}: cancelled`);
-    const io = ioFor(job.sizeBytes);
-    let part: { fd: number; held: number };
+    let upload: Upload;
     try {
-      part = await openPart(job.partPath, io);
+      upload = await ctx.dest.openUpload(job.relPath, { size: job.sizeBytes, sha256: job.sha256, resumeKey: job.resumeKey });
     } catch (e) {
-      throw isFatalFsError(e) ? localFsError(e, `open ${job.partPath}`) : e;
+      throw isFatalFsError(e) ? localFsError(e, `open the partial download of ${job.relPath}`) : e;
     }
-    const { fd } = part;
-    let step: 'done' | 'retry';
-    let result: { mtimeMs: number } | undefined;
     try {
-      ({ step, result } = await attemptOnce(fd, part.held, io, job, ctx, active, label, spent, {
+      const step = await attemptOnce(upload, job, ctx, active, label, spent, {
         retryLater,
         mismatch: async (reason: string, code: FailureCode) => {
           try {
-            mismatches = await countMismatch(mismatches, reason, code, () => io.truncate(fd, 0));
+            mismatches = await countMismatch(mismatches, reason, code, () => upload.restart());
           } catch (e) {
-            await discardPart(); // given up: no empty part file is left behind
+            await upload.discard().catch(() => undefined); // given up: no empty part file is left behind
             throw e;
           }
         },
         resetAttempts: () => {
           attempt = 0;
         },
-      }));
+      });
+      if (step === 'done') return await commit(upload, label);
     } finally {
-      await io.close(fd).catch(() => undefined);
+      await upload.close().catch(() => undefined);
     }
-    if (step === 'done') return finalize(job, result!.mtimeMs, io);
   }
 }
 
@@ -521,21 +384,19 @@ interface AttemptHooks {
   resetAttempts(): void;
 }
 
-/** One request for the missing bytes. 'done' carries the verified part's mtime; 'retry' means go round again. */
+/** One request for the missing bytes. 'done': every byte is held and its hash matched; 'retry' means go round again. */
 async function attemptOnce(
-  fd: number,
-  heldAtOpen: number,
-  io: PartIo,
+  upload: Upload,
   job: TransferJob,
   ctx: TransferContext,
   active: ActiveTransfer,
   label: string,
   spent: { bytes: number },
   hooks: AttemptHooks,
-): Promise<{ step: 'done' | 'retry'; result?: { mtimeMs: number } }> {
-  let held = heldAtOpen;
+): Promise<'done' | 'retry'> {
+  let held = upload.held;
   if (held > job.sizeBytes) {
-    await io.truncate(fd, 0);
+    await upload.restart();
     held = 0;
   }
   let hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
@@ -543,7 +404,7 @@ async function attemptOnce(
     if (held > 0) {
       active.checking = true;
       try {
-        held = await hashInto(job.partPath, hash, held);
+        held = await hashHeld(upload, hash);
       } finally {
         active.checking = false;
       }
@@ -552,9 +413,9 @@ async function attemptOnce(
     ctx.accounting.held(active, held);
 
     if (held === job.sizeBytes) {
-      if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
+      if ((await hash.digest()) === job.sha256) return 'done';
       await hooks.mismatch(label, 'hash_mismatch');
-      return { step: 'retry' };
+      return 'retry';
     }
 
     let reply;
@@ -563,8 +424,7 @@ async function attemptOnce(
     if (closed) await closed;
     try {
       reply = await streamToPart(
-        fd,
-        io,
+        upload,
         job,
         held,
         (status, headers) => {
@@ -572,17 +432,18 @@ async function attemptOnce(
           if (status === 206) {
             // Append only when the range starts exactly at what we hold and the total is the file's size.
             const cr = parseContentRange(headers['content-range']);
-            return cr && cr.start === held && cr.total === job.sizeBytes ? hash : null;
+            return cr && cr.start === held && cr.total === job.sizeBytes ? { hash } : null;
           }
           if (held > 0) {
             // 200 to a range request: the server sends the whole file, so the held bytes are dropped
-            // (synchronously, before the first byte of the new body is written at position 0).
-            ftruncateSync(fd, 0);
+            // before the first byte of the new body is written at position 0.
+            const before = upload.restart();
             hash.discard();
             hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
             ctx.accounting.restarted(active); // done counts stay; the bytes received again are counted as re-downloaded
+            return { hash, before };
           }
-          return hash;
+          return { hash };
         },
         active,
         ctx,
@@ -595,39 +456,39 @@ async function attemptOnce(
       }
       if (isRetryable(e)) {
         await hooks.retryLater((e as ApiError).message, e);
-        return { step: 'retry' };
+        return 'retry';
       }
       throw e;
     }
 
     if (reply.status === 416) {
       // We asked for held < size bytes, so the server disagrees on the size: start over.
-      await io.truncate(fd, 0);
+      await upload.restart();
       await hooks.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
-      return { step: 'retry' };
+      return 'retry';
     }
     if (reply.status === 206) {
       const cr = parseContentRange(reply.headers['content-range']);
       if (!cr || cr.start !== held || cr.total !== job.sizeBytes) {
-        await io.truncate(fd, 0);
+        await upload.restart();
         await hooks.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
-        return { step: 'retry' };
+        return 'retry';
       }
     }
     const outcome = reply.outcome!;
     if (outcome.kind === 'oversize') {
       await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
-      return { step: 'retry' };
+      return 'retry';
     }
     if (outcome.kind === 'short') {
       if (active.bytesDone > before) hooks.resetAttempts();
       await hooks.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
-      return { step: 'retry' };
+      return 'retry';
     }
-    if ((await hash.digest()) === job.sha256) return { step: 'done', result: { mtimeMs: (await io.fstat(fd)).mtimeMs } };
+    if ((await hash.digest()) === job.sha256) return 'done';
     await hooks.mismatch(`${label}: SHA-256 mismatch`, 'hash_mismatch');
     ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
-    return { step: 'retry' };
+    return 'retry';
   } finally {
     hash.discard();
   }
@@ -640,51 +501,16 @@ async function countMismatch(mismatches: number, reason: string, code: FailureCo
   return n;
 }
 
-/** rename is atomic: of two transfers that could use the same old part file, one gets it. */
-function claimLegacyPart(legacy: string, part: string): void {
+/**
+ * Makes the verified bytes visible under their key (a folder: rename into the set folder made
+ * when set.json was written, with the escape checks around it). A set folder that leads outside
+ * DEST fails the file as FolderEscapeError: its set's entries are checked again at the end.
+ */
+async function commit(upload: Upload, label: string): Promise<{ stamp: string }> {
   try {
-    renameSync(legacy, part);
-  } catch {
-    // Usually there is none (ENOENT); anything else just means no resume from it.
-  }
-}
-
-/** Moves the verified part into place; the set folder was made (and checked) when set.json was written. */
-async function finalize(job: TransferJob, mtimeMs: number, io: PartIo): Promise<{ mtimeMs: number }> {
-  const label = `file ${job.relPath}`;
-  const before = folderOutsideDest(job);
-  if (before !== null) {
-    throw new FolderEscapeError(`${label}: its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
-  }
-  try {
-    try {
-      await io.rename(job.partPath, job.finalPath);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      // The set folder vanished mid-sync (deleted by the user): make it again.
-      await fs.mkdir(path.dirname(job.finalPath), { recursive: true });
-      await fs.rename(job.partPath, job.finalPath);
-    }
+    return { stamp: (await upload.commit()).stamp };
   } catch (e) {
-    throw localFsError(e, `move ${job.relPath} into place`);
+    if (e instanceof EscapeError) throw new FolderEscapeError(`${label}: ${e.message}`);
+    throw e;
   }
-  // Checked again after the fact: the folder may have been swapped between the check and the rename.
-  const after = folderOutsideDest(job);
-  if (after !== null) {
-    throw new FolderEscapeError(`${label}: its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(job.finalPath))}, outside DEST, and is not listed`);
-  }
-  // rename keeps the mtime that fstat saw just before the part file was closed.
-  return { mtimeMs };
-}
-
-/** Where the final file's folder really leads when that is not job.realDir; null when it is (or there is nothing to check). */
-function folderOutsideDest(job: TransferJob): string | null {
-  if (job.realDir === undefined) return null;
-  let real: string;
-  try {
-    real = realpathSync.native(path.dirname(job.finalPath));
-  } catch {
-    return null; // gone: the rename makes it again, and the check after the rename judges the result
-  }
-  return real === job.realDir ? null : real;
 }

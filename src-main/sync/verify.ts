@@ -1,58 +1,48 @@
 // `verify`: re-hashes every file listed in manifest.csv and reports missing, changed and extra
 // files (files under sets/ that the manifest does not list; set.json files are ours, not extra).
 // Only regular files are read: anything else in a listed file's place is reported as changed.
-import { lstatSync, promises as fs } from 'node:fs';
-import path from 'node:path';
-import { parseManifest } from './dataset';
 import type { VerifyReport } from '../../src-shared/sync-events';
-import { hashRegularFile, NotRegularFileError, readRegularFile } from './regular-file';
+import { parseManifest } from './dataset';
+import { DestinationError, type Destination } from './destination/destination';
+import { keyProblem } from './destination/key-rules';
+import { createLocalFolder } from './destination/local-folder';
+import { createSha256Stream } from './sha256-stream';
 
 /**
- * Whether every folder between DEST and `rel` is a real folder or missing (lstat: no link leads
- * out of DEST; a missing one makes the file missing). `checked` remembers answers per folder: a
- * set's files share one.
+ * Files under sets/ that are not set.json: listed by the destination, never followed (a set
+ * folder swapped for a link is listed itself, as `sets/<id>`).
  */
-function inRealFolders(root: string, rel: string, checked: Map<string, boolean>): boolean {
-  let dir = root;
-  for (const part of rel.split('/').slice(0, -1)) {
-    dir = path.join(dir, part);
-    let real = checked.get(dir);
-    if (real === undefined) {
-      const st = lstatSync(dir, { throwIfNoEntry: false });
-      real = st === undefined || st.isDirectory();
-      checked.set(dir, real);
-    }
-    if (!real) return false;
-  }
-  return true;
-}
-
-async function listSetFiles(dest: string): Promise<string[]> {
+async function listSetFiles(dest: Destination): Promise<string[]> {
   const out: string[] = [];
-  const setsDir = path.join(dest, 'sets');
-  let setDirs: string[];
-  try {
-    if (lstatSync(setsDir).isSymbolicLink()) return ['sets'];
-    setDirs = await fs.readdir(setsDir);
-  } catch {
-    return out;
-  }
-  for (const d of setDirs) {
-    // A set folder swapped for a link (or a file) is not ours to list through: it is extra itself.
-    if (lstatSync(path.join(setsDir, d), { throwIfNoEntry: false })?.isDirectory() !== true) {
-      out.push(`sets/${d}`);
-      continue;
-    }
-    let names: string[];
-    try {
-      names = await fs.readdir(path.join(setsDir, d));
-    } catch {
-      out.push(`sets/${d}`);
-      continue;
-    }
-    for (const n of names) if (n !== 'set.json') out.push(`sets/${d}/${n}`);
+  for await (const o of dest.list('sets/')) {
+    if (/^sets\/[^/]+\/set\.json$/.test(o.key)) continue;
+    out.push(o.key);
   }
   return out;
+}
+
+/**
+ * SHA-256 of the object at `key` when it is `size` bytes: null when it is another size (read
+ * nothing) or turned out longer while read (at most size + 1 bytes are read). Throws when it is
+ * absent (code ENOENT) or not a regular file (read refuses it).
+ */
+async function hashObject(dest: Destination, key: string, size: number): Promise<{ sha256: string | null; bytes: number }> {
+  const info = await dest.stat(key);
+  if (info === null) throw new DestinationError('io', `${key} is not there`, 'ENOENT');
+  if (info.size !== size) return { sha256: null, bytes: 0 };
+  const hash = createSha256Stream(size, 0);
+  let bytes = 0;
+  try {
+    for await (const chunk of dest.read(key)) {
+      const take = Math.min(chunk.length, size + 1 - bytes);
+      hash.update(take === chunk.length ? chunk : chunk.subarray(0, take));
+      bytes += take;
+      if (bytes > size) break;
+    }
+    return { sha256: bytes === size ? await hash.digest() : null, bytes };
+  } finally {
+    hash.discard();
+  }
 }
 
 /** Where a verify is, after each file: counts and manifest sizes of the files checked (missing ones included). */
@@ -65,42 +55,50 @@ export interface VerifyStep {
 
 /**
  * `signal`: aborting stops before the next file (the promise rejects with the signal's reason);
- * verify only reads, so nothing is left half-done.
+ * verify only reads, so nothing is left half-done. A destination with no manifest.csv throws
+ * DestinationError with code ENOENT.
  */
-export async function verifyDataset(dest: string, onProgress?: (checked: number, total: number, step: VerifyStep) => void, signal?: AbortSignal): Promise<VerifyReport> {
-  const root = path.resolve(dest);
-  const text = await readRegularFile(path.join(root, 'manifest.csv'));
+export async function verifyDataset(dest: Destination, onProgress?: (checked: number, total: number, step: VerifyStep) => void, signal?: AbortSignal): Promise<VerifyReport> {
+  const text = await dest.readText('manifest.csv');
+  if (text === null) throw new DestinationError('io', `${dest.label} has no manifest.csv`, 'ENOENT');
   const rows = parseManifest(text);
   const step: VerifyStep = { bytesChecked: 0, bytesTotal: rows.reduce((n, r) => n + r.sizeBytes, 0), bytesHashed: 0 };
-  const report: VerifyReport = { dest: root, filesChecked: 0, ok: 0, missing: [], changed: [], extra: [], bytesHashed: 0 };
+  const report: VerifyReport = { dest: dest.label, filesChecked: 0, ok: 0, missing: [], changed: [], extra: [], bytesHashed: 0 };
   const listed = new Set<string>();
-  const realFolders = new Map<string, boolean>();
   for (const row of rows) {
     signal?.throwIfAborted();
     step.bytesChecked += row.sizeBytes;
     listed.add(row.path);
-    // The manifest is a local file a user could edit: never follow a path out of DEST.
-    const abs = path.resolve(root, row.path);
-    if (!abs.startsWith(root + path.sep) || !row.path.startsWith('sets/')) {
+    // The manifest is a file a user could edit: a path that breaks the key rules or lies outside sets/ is never followed.
+    if (keyProblem(row.path) !== null || !row.path.startsWith('sets/')) {
       report.changed.push(row.path);
       continue;
     }
     report.filesChecked++;
     try {
-      // Only regular files are read (regular-file.ts): a link, FIFO or device in place of a
-      // listed file, or in place of a folder on its way, is reported as changed.
-      if (!inRealFolders(root, row.path, realFolders)) throw new NotRegularFileError(abs, 'below a folder that is not a real folder');
-      const { sha256, bytes } = await hashRegularFile(abs, row.sizeBytes);
+      // Only regular files are read (a folder: a link, FIFO or device in place of a listed
+      // file, or of a folder on its way, is refused and reported as changed).
+      const { sha256, bytes } = await hashObject(dest, row.path, row.sizeBytes);
       report.bytesHashed += bytes;
       if (sha256 === row.sha256) report.ok++;
       else report.changed.push(row.path);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') report.missing.push(row.path);
+      if ((e as { code?: string }).code === 'ENOENT') report.missing.push(row.path);
       else report.changed.push(row.path);
     }
     step.bytesHashed = report.bytesHashed;
     onProgress?.(report.filesChecked, rows.length, step);
   }
-  for (const f of await listSetFiles(root)) if (!listed.has(f)) report.extra.push(f);
+  for (const f of await listSetFiles(dest)) if (!listed.has(f)) report.extra.push(f);
   return report;
+}
+
+/** verifyDataset of the dataset folder at `dir` (the CLI and the app verify folders). */
+export async function verifyFolder(dir: string, onProgress?: (checked: number, total: number, step: VerifyStep) => void, signal?: AbortSignal): Promise<VerifyReport> {
+  const dest = createLocalFolder(dir);
+  try {
+    return await verifyDataset(dest, onProgress, signal);
+  } finally {
+    await dest.close();
+  }
 }

@@ -29,6 +29,10 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['src-main/sync/x.ts', "const m = await import('../ipc/handlers');", /engine: .* may not import from src-main\/ipc\//],
   ['src-main/api/x.ts', "import { IpcFailure } from '../ipc/ipc-failure';", /engine: .* src-main\/ipc\//],
   ['src-main/api/x.ts', "import { net } from 'electron';", /engine: .* may not import electron/],
+  ['src-main/sync/x.ts', "import { readFile } from 'node:fs/promises';", /destination seam: .* may not import node:fs/],
+  ['src-main/sync/x.ts', "import { lstatSync } from 'node:fs';", /destination seam: .* may not import node:fs/],
+  ['src-main/sync/destination/x.ts', "import fs from 'fs';", /destination seam: .* may not import fs/],
+  ['src-main/sync/x.ts', "const fs = await import('fs/promises');", /destination seam: .* may not import fs/],
   ['src-main/app/x.ts', "import { IpcFailure } from '../ipc/ipc-failure';", /app: .* may not import from src-main\/ipc\//],
   ['src-main/app/x.ts', "export { createHandlers } from '../ipc/handlers';", /app: /],
   ['src-main/app/x.ts', "import { shell } from 'electron';", /app: .* may not import electron/],
@@ -41,7 +45,10 @@ const REFUSED: Array<[string, string, RegExp]> = [
 const ALLOWED: Array<[string, string]> = [
   ['src-renderer/x.tsx', "import type { IpcResult } from '../src-shared/ipc-contract';\nimport { create } from 'zustand';\nimport { useState } from 'react';"],
   ['src-shared/x.ts', "import { z } from 'zod';\nimport { integer } from './schema-kit';"],
-  ['src-main/sync/x.ts', "import { createDeliveryClient } from '../api/delivery-client';\nimport { readFile } from 'node:fs/promises';"],
+  ['src-main/sync/x.ts', "import { createDeliveryClient } from '../api/delivery-client';\nimport path from 'node:path';"],
+  ['src-main/sync/destination/local/x.ts', "import { lstatSync } from 'node:fs';\nimport { readFile } from 'node:fs/promises';"],
+  ['src-main/sync/state/x.ts', "import { openSync } from 'node:fs';"],
+  ['src-main/api/x.ts', "import { readFile } from 'node:fs/promises';"],
   ['src-main/app/x.ts', "import { runSync } from '../sync/engine';\nimport type { SettingsView } from '../../src-shared/settings';"],
   ['src-main/ipc/x.ts', "import { AppError } from '../app/app-error';\nimport { coreArgSchemas } from '../../src-shared/ipc-contract';"],
 ];

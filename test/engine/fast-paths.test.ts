@@ -8,7 +8,7 @@
 import { promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyDataset } from '../../src-main/sync/verify';
+import { verifyFolder } from '../../src-main/sync/verify';
 import { listFiles, sha256Of, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 function fingerprint(file: string): string {
@@ -68,7 +68,7 @@ describe('no-op syncs skip identical index rewrites', () => {
     const sumText = await fs.readFile(sums(), 'utf8');
     expect(sumText.trim().split('\n')).toHaveLength(files.length);
     expect((await sha256sumCheck(dest)).code).toBe(0);
-    const report = await verifyDataset(dest);
+    const report = await verifyFolder(dest);
     expect(report.ok).toBe(files.length);
     expect(report.missing).toEqual([]);
   });

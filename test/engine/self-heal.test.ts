@@ -6,7 +6,7 @@ import { promises as fs, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncEvent } from '../../src-shared/sync-events';
-import { verifyDataset } from '../../src-main/sync/verify';
+import { verifyFolder } from '../../src-main/sync/verify';
 import { expectDatasetMatches, listFiles, mainCollection, runCli, servedSets, sha256sumCheck, startService, sync, tempDir, useService, type Service } from './helpers';
 
 async function freshDest(): Promise<string> {
@@ -64,7 +64,7 @@ describe('a plain sync heals the dataset folder', () => {
 
     await expectDatasetMatches(svc, dest, collectionId);
     expect((await sha256sumCheck(dest)).code).toBe(0);
-    const report = await verifyDataset(dest);
+    const report = await verifyFolder(dest);
     expect(report.ok).toBe(10);
     expect([...report.missing, ...report.changed, ...report.extra]).toEqual([]);
 

@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/set-store';
+import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
 import { expectDatasetMatches, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 function record(id: number, files = 2, tag = 'a'): LocalSet {
@@ -30,7 +30,7 @@ describe('SetStore', () => {
   });
 
   it('keeps records across reopening, the newest line of a set winning', () => {
-    const s = SetStore.open(dest);
+    const s = SetStore.open(path.join(dest, '.dataset-sync'));
     s.put(record(3));
     s.put(record(1));
     s.flush();
@@ -38,7 +38,7 @@ describe('SetStore', () => {
     expect(s.get(3)!.files['sets/3/f3.mp4']).toBeDefined(); // unflushed changes are read back too
     s.flush();
     s.close();
-    const again = SetStore.open(dest);
+    const again = SetStore.open(path.join(dest, '.dataset-sync'));
     expect(again.ids()).toEqual([1, 3]);
     expect(Object.keys(again.get(3)!.files)).toHaveLength(4);
     expect(again.get(1)).toEqual(record(1));
@@ -48,32 +48,32 @@ describe('SetStore', () => {
   });
 
   it('drops a line cut short by a crash and keeps every complete one', async () => {
-    const s = SetStore.open(dest);
+    const s = SetStore.open(path.join(dest, '.dataset-sync'));
     s.put(record(1));
     s.put(record(2));
     s.flush();
     s.close();
     const whole = (await fs.stat(log())).size;
     await fs.appendFile(log(), '{"id":3,"updatedAt":"2026-01-0'); // torn write, no newline
-    const again = SetStore.open(dest);
+    const again = SetStore.open(path.join(dest, '.dataset-sync'));
     expect(again.ids()).toEqual([1, 2]);
     expect((await fs.stat(log())).size).toBe(whole);
     again.put(record(3));
     again.flush();
     again.close();
-    expect(SetStore.open(dest).get(3)).toEqual(record(3));
+    expect(SetStore.open(path.join(dest, '.dataset-sync')).get(3)).toEqual(record(3));
   });
 
   it('an unreadable line makes its set unknown (its files are then adopted by hash), not the store unusable', async () => {
     await fs.writeFile(log(), '{"id":5,"files":{broken\n' + JSON.stringify(record(6)) + '\n');
-    const s = SetStore.open(dest);
+    const s = SetStore.open(path.join(dest, '.dataset-sync'));
     expect(s.get(5)).toBeUndefined();
     expect(s.get(6)).toEqual(record(6));
     s.close();
   });
 
   it('rewrites the log in set-id order once superseded lines outweigh live ones', async () => {
-    const s = SetStore.open(dest);
+    const s = SetStore.open(path.join(dest, '.dataset-sync'));
     for (let round = 0; round < 40; round++) {
       for (let id = 300; id >= 1; id--) s.put(record(id, 3, String(round % 10)));
       s.flush();
@@ -94,12 +94,12 @@ describe('SetStore', () => {
   });
 
   it('reads a record longer than its scan buffer (a set with very many files)', () => {
-    const s = SetStore.open(dest);
+    const s = SetStore.open(path.join(dest, '.dataset-sync'));
     s.put(record(1, 6000));
     s.put(record(2));
     s.flush();
     s.close();
-    const again = SetStore.open(dest);
+    const again = SetStore.open(path.join(dest, '.dataset-sync'));
     expect(Object.keys(again.get(1)!.files)).toHaveLength(6000);
     expect(again.get(2)).toEqual(record(2));
     again.close();
@@ -109,7 +109,7 @@ describe('SetStore', () => {
     const outside = path.join(dest, 'outside.jsonl');
     await fs.writeFile(outside, '');
     await fs.symlink(outside, log());
-    expect(() => SetStore.open(dest)).toThrow(/ELOOP|symbolic/);
+    expect(() => SetStore.open(path.join(dest, '.dataset-sync'))).toThrow(/ELOOP|symbolic/);
   });
 });
 
@@ -126,7 +126,7 @@ describe('a dataset synced by the version 1 engine (every file entry in state.js
       // Rewrite the state as version 1 held it.
       const stateFile = path.join(dest, '.dataset-sync', 'state.json');
       const head = JSON.parse(await fs.readFile(stateFile, 'utf8')) as Record<string, unknown>;
-      const store = SetStore.open(dest);
+      const store = SetStore.open(path.join(dest, '.dataset-sync'));
       const records = [...store.all()];
       store.close();
       const v1 = {
@@ -149,7 +149,7 @@ describe('a dataset synced by the version 1 engine (every file entry in state.js
       expect(second.summary.bytesHashed).toBe(0);
       expect(second.summary.filesUpToDate).toBe(Object.keys(v1.files).length);
       expect(JSON.parse(await fs.readFile(stateFile, 'utf8')).version).toBe(2);
-      const migrated = SetStore.open(dest);
+      const migrated = SetStore.open(path.join(dest, '.dataset-sync'));
       expect([...migrated.all()]).toEqual(records);
       migrated.close();
       await expectDatasetMatches(svc, dest, env.collectionId);

@@ -4,9 +4,9 @@ import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readHistory } from '../../src-main/sync/history';
+import { readHistory } from '../../src-main/sync/state/history';
 import { defaultConsentsDir } from '../../src-main/sync/layout';
-import { verifyDataset } from '../../src-main/sync/verify';
+import { verifyFolder } from '../../src-main/sync/verify';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
 import { expectDatasetMatches, listFiles, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
@@ -179,7 +179,7 @@ describe('incremental syncs on one dataset', () => {
 
   it('verify reports missing, changed and extra files', async () => {
     const { svc } = env;
-    const clean = await verifyDataset(dest);
+    const clean = await verifyFolder(dest);
     expect(clean.missing).toEqual([]);
     expect(clean.changed).toEqual([]);
     expect(clean.extra).toEqual([]);
@@ -188,7 +188,7 @@ describe('incremental syncs on one dataset', () => {
     await fs.rm(path.join(dest, 'sets', files[0]!));
     await fs.appendFile(path.join(dest, 'sets', files[1]!), 'x');
     await fs.writeFile(path.join(dest, 'sets', path.dirname(files[2]!), 'stray.bin'), 'stray');
-    const report = await verifyDataset(dest);
+    const report = await verifyFolder(dest);
     expect(report.missing).toEqual([`sets/${files[0]}`]);
     expect(report.changed).toEqual([`sets/${files[1]}`]);
     expect(report.extra).toEqual([`sets/${path.dirname(files[2]!)}/stray.bin`]);
@@ -197,7 +197,7 @@ describe('incremental syncs on one dataset', () => {
     const { summary } = await sync(svc, dest, { full: true });
     expect(summary.exitCode).toBe(0);
     expect(summary.filesDownloaded).toBe(2);
-    expect((await verifyDataset(dest)).ok).toBe(report.filesChecked);
+    expect((await verifyFolder(dest)).ok).toBe(report.filesChecked);
   });
 });
 

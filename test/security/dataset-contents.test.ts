@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
-import { verifyDataset } from '../../src-main/sync/verify';
+import { verifyFolder } from '../../src-main/sync/verify';
 import { listFiles, mainCollection, sha256sumCheck, sync, tempDir, useService } from '../engine/helpers';
 
 const env = useService({ sets: 2, fileSize: 4 * 1024, slots: 3, seed: 155 });
@@ -187,7 +187,7 @@ describe('a server that adds undocumented fields and formula-like values', () =>
     const check = await sha256sumCheck(dest);
     expect(check.out).not.toContain('FAILED');
     expect(check.code).toBe(0);
-    const report = await verifyDataset(dest);
+    const report = await verifyFolder(dest);
     expect(report).toMatchObject({ filesChecked: 6, ok: 6, missing: [], changed: [], extra: [] });
   });
 

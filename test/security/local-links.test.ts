@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyDataset } from '../../src-main/sync/verify';
+import { verifyFolder } from '../../src-main/sync/verify';
 import { listFiles, mainCollection, parseNdjson, runCli, servedSets, sync, tempDir, useService } from '../engine/helpers';
 
 const env = useService({ sets: 2, fileSize: 8 * 1024, slots: 2, seed: 154 });
@@ -112,7 +112,7 @@ describe('verify reads only regular files', () => {
     await fs.rename(path.join(dest, 'sets', String(b!.id)), moved);
     await fs.symlink(moved, path.join(dest, 'sets', String(b!.id)));
 
-    const report = await verifyDataset(dest); // the old code hashed /dev/zero forever (or blocked opening the FIFO)
+    const report = await verifyFolder(dest); // the old code hashed /dev/zero forever (or blocked opening the FIFO)
     const bFiles = b!.files.map((f) => `sets/${b!.id}/${f.filename}`);
     expect(report.changed.sort()).toEqual([zeroFile, fifoFile, ...bFiles].sort());
     expect(report.missing).toEqual([]);
@@ -126,6 +126,6 @@ describe('verify reads only regular files', () => {
     expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
     await fs.rm(path.join(dest, 'manifest.csv'));
     await fs.symlink('/dev/zero', path.join(dest, 'manifest.csv'));
-    await expect(verifyDataset(dest)).rejects.toThrow(/manifest\.csv is a symbolic link, not a regular file/);
+    await expect(verifyFolder(dest)).rejects.toThrow(/manifest\.csv is a symbolic link, not a regular file/);
   });
 });

@@ -162,6 +162,13 @@ export interface Destination {
   /** Small text objects (state, collection.json); null when absent. */
   readText(key: string): Promise<string | null>;
   /**
+   * Optional (added for the no-op's latency; a folder offers it, a bucket does not): the text of
+   * a small object read synchronously, without the lock; null when absent or unreadable. The
+   * engine peeks at '.dataset-sync/state.json' before its first round trip (a process's first
+   * asynchronous read costs ~10 ms of thread-pool start-up); without it, it awaits readText.
+   */
+  peekText?(key: string): string | null;
+  /**
    * Writes a whole object atomically (temp + rename; a PUT): readers see the old bytes or the
    * new, never a mix. `private`: readable by the owner only (consent records: 0600). A body
    * given as an iterable is streamed (manifest.csv at a million rows).

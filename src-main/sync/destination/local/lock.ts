@@ -15,11 +15,13 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stateDir } from './layout';
+import { stateDir } from '../../layout';
+import { DestinationError } from '../destination';
 
-export class LockHeldError extends Error {
+/** The lock is another sync's: DestinationError 'locked' (exit 2), naming its holder. */
+export class LockHeldError extends DestinationError {
   constructor(message: string) {
-    super(message);
+    super('locked', message);
     this.name = 'LockHeldError';
   }
 }

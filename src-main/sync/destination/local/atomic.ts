@@ -6,7 +6,7 @@ import { closeSync, fchmodSync, openSync, promises as fs, renameSync, rmSync, wr
 import path from 'node:path';
 
 /** `.<name>.<pid>-<random>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
-function tempPathFor(target: string, tmpDir: string): string {
+export function tempPathFor(target: string, tmpDir: string): string {
   return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 }
 

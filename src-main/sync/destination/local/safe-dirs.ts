@@ -1,9 +1,9 @@
 // Folders below DEST are created part by part and each part is checked with lstat: a symbolic
 // link planted inside DEST (sets/<id> -> /elsewhere, .dataset-sync/partial -> /elsewhere) must
 // never lead a sync to write outside the dataset folder.
-import { lstatSync, promises as fs } from 'node:fs';
+import { lstatSync, promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { scratchDir } from './layout';
+import { partialDir, scratchDir } from '../../layout';
 
 export class UnsafeFolderError extends Error {
   readonly code = 'EUNSAFEDIR';
@@ -48,4 +48,21 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
 export async function resetScratchDir(dest: string): Promise<void> {
   await fs.rm(scratchDir(dest), { recursive: true, force: true });
   await ensureRealDir(dest, path.relative(dest, scratchDir(dest)));
+}
+
+/**
+ * Makes a dataset folder usable (LocalFolder.prepare): the folder itself (and its parents), then
+ * .dataset-sync/, its partial/ and tmp/ folders part by part with lstat, so a symlinked
+ * .dataset-sync or partial folder never takes our writes elsewhere. Returns the folder's real path.
+ */
+export async function prepareDatasetFolder(root: string): Promise<string> {
+  await fs.mkdir(root, { recursive: true });
+  await ensureRealDir(root, path.relative(root, partialDir(root)));
+  await ensureRealDir(root, path.relative(root, scratchDir(root)));
+  return fs.realpath(root);
+}
+
+/** The real path of `p` now (synchronous; links resolved). */
+export function realPathNow(p: string): string {
+  return realpathSync.native(p);
 }

@@ -1,5 +1,6 @@
 // What the engine knows of each local set — its status and its verified files with the size and
-// mtime seen at verification — kept on disk in DEST/.dataset-sync/sets.jsonl, one JSON line per
+// stamp (a folder's mtime) seen at verification — kept in the destination's state folder
+// (Destination.stateDir: DEST/.dataset-sync for a folder) in sets.jsonl, one JSON line per
 // set record, and read back one set at a time. Memory holds only an index (set id -> where its
 // newest line is) and the records changed since the last flush, so it stays flat in the set
 // count: with every file entry in memory, 10,000 sets / 40,000 files cost ~50 MB of peak RSS
@@ -12,8 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeAllSync } from './atomic';
-import { scratchDir, stateDir } from './layout';
+import { writeAllSync } from '../destination/local/atomic';
 
 export interface FileEntry {
   setId: number;
@@ -22,7 +22,10 @@ export interface FileEntry {
   slotKey: string;
   sizeBytes: number;
   sha256: string;
+  /** A folder's stamp (ObjectInfo.stamp: the mtime in ms), kept as a number as before the seam. */
   mtimeMs: number;
+  /** The stamp when it is not a number (a bucket's ETag); then mtimeMs is 0. */
+  stamp?: string;
   participantRefs: string;
   isGold: boolean;
   acceptedAt: string | null;
@@ -40,6 +43,17 @@ export interface LocalSet {
   leftAccepted?: string;
   /** Verified files, keyed by path relative to DEST ("sets/12/set_12_slot_01.mp4"). */
   files: Record<string, FileEntry>;
+}
+
+/** The stamp the destination gave when the file was verified (ObjectInfo.stamp). */
+export function entryStamp(e: Pick<FileEntry, 'mtimeMs' | 'stamp'>): string {
+  return e.stamp ?? String(e.mtimeMs);
+}
+
+/** The entry fields that record `stamp`: a number's decimal string (a folder's mtime) stays the number mtimeMs, so records read as before. */
+export function stampFields(stamp: string): Pick<FileEntry, 'mtimeMs' | 'stamp'> {
+  const n = Number(stamp);
+  return stamp !== '' && String(n) === stamp ? { mtimeMs: n } : { mtimeMs: 0, stamp };
 }
 
 export function emptyLocalSet(id: number): LocalSet {
@@ -81,11 +95,14 @@ export class SetStore {
     private fd: number,
   ) {}
 
-  /** Opens (or creates) the log under DEST and indexes it. A symlink in its place is refused (O_NOFOLLOW). */
-  static open(dest: string): SetStore {
-    const file = path.join(stateDir(dest), LOG_NAME);
+  /**
+   * Opens (or creates) the log in the state folder `stateDir` (DEST/.dataset-sync) and indexes
+   * it; compaction writes its temp file in `stateDir`/tmp. A symlink in its place is refused (O_NOFOLLOW).
+   */
+  static open(stateDir: string): SetStore {
+    const file = path.join(stateDir, LOG_NAME);
     const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
-    const store = new SetStore(file, scratchDir(dest), fd);
+    const store = new SetStore(file, path.join(stateDir, 'tmp'), fd);
     try {
       store.scan();
     } catch (e) {

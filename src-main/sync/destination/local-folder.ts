@@ -1,0 +1,223 @@
+// A dataset in a local folder: the Destination (destination.ts) the engine has always written
+// to, as one implementation of the seam. Every POSIX detail lives in ./local/ (the only place
+// under src-main/sync/ allowed to import node:fs, eslint.config.js): O_NOFOLLOW part files and
+// reads, folders made part by part and checked with lstat, atomic temp + rename writes, the lock,
+// the escape checks around a commit's rename. This class maps keys to paths and composes them.
+//
+// Layout (DESIGN 1.1): DEST/<key>; engine state in DEST/.dataset-sync (stateDir): part files
+// `partial/<resumeKey>.part`, temp files of atomic writes in `tmp/` (emptied when the lock is
+// taken), `lock`, `state.json`, `sets.jsonl`, `history.jsonl`.
+//
+// In its consents role (createLocalFolder(dir, { consents: { dataset } })) the folder is the
+// consents folder beside the dataset: its path is resolved once to its real path (links followed
+// then, never again), refused when that is the dataset folder or inside it, made 0700 when
+// created (an existing folder keeps its mode, with a warning when others can list it), every
+// object written 0600 with its temp file beside it (removed by a later prepare once its writer
+// is gone).
+import path from 'node:path';
+import type {
+  Destination,
+  DestinationCapabilities,
+  DestinationLock,
+  ExpectedBody,
+  ExpectedObject,
+  ObjectInfo,
+  PresenceProblem,
+  Upload,
+} from './destination';
+import { DestinationError } from './destination';
+import { checkKey, checkPrefix } from './key-rules';
+import { ensureConsentsDir, resolveConsentsDir } from './local/consents-dir';
+import {
+  freeSpaceOf,
+  keyPath,
+  listKeys,
+  peekTextKey,
+  presenceProblems,
+  readKey,
+  readTextKey,
+  removeKey,
+  statKey,
+  verifiedFile,
+  writeAtomicFile,
+} from './local/folder-files';
+import { acquireLock } from './local/lock';
+import { LocalUpload } from './local/part-upload';
+import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
+import { partialDir, scratchDir, STATE_DIR } from '../layout';
+
+export { LINKED_STAMP, NOT_REGULAR_STAMP } from './local/folder-files';
+
+export interface LocalFolderOptions {
+  /** The consents role: `dataset` is the dataset folder's path, which this folder must not be or be inside. */
+  consents?: { dataset: string };
+}
+
+/** A resume key names a file in partial/: validated ids and a hash, nothing that could leave the folder. */
+const RESUME_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export class LocalFolder implements Destination {
+  readonly kind = 'folder' as const;
+  readonly label: string;
+  readonly capabilities: DestinationCapabilities;
+  readonly stateDir: string;
+  /** The folder's real path, known once prepared (commit's escape checks compare against it). */
+  private realRoot: string | undefined;
+  /** Folders made and checked (lstat, part by part) while this destination is open; see ensureParent. */
+  private readonly checkedDirs = new Set<string>();
+  private readonly consentsRole: boolean;
+
+  /** `root`: an absolute path (createLocalFolder resolves it). */
+  constructor(
+    readonly root: string,
+    options: { consentsRole?: boolean } = {},
+  ) {
+    this.label = root;
+    this.consentsRole = options.consentsRole === true;
+    this.stateDir = path.join(root, STATE_DIR);
+    this.capabilities = { freeSpace: true, localRoot: root, checksSha256: false };
+  }
+
+  async prepare(): Promise<string[]> {
+    if (this.consentsRole) {
+      const warning = await ensureConsentsDir(this.root);
+      this.realRoot = this.root;
+      return warning ? [warning] : [];
+    }
+    this.realRoot = await prepareDatasetFolder(this.root);
+    return [];
+  }
+
+  /** Takes DEST/.dataset-sync/lock (lock.ts), then empties tmp/ (temp files a killed sync left behind). */
+  async lock(): Promise<DestinationLock> {
+    const lock = await acquireLock(this.root);
+    try {
+      await resetScratchDir(this.root);
+    } catch (e) {
+      await lock.release().catch(() => undefined);
+      throw e;
+    }
+    return lock;
+  }
+
+  /** See statKey (folder-files.ts): a link, FIFO or folder at the key, or a link on its way, has a stamp that never matches. */
+  async stat(key: string): Promise<ObjectInfo | null> {
+    checkKey(key);
+    return statKey(this.root, key);
+  }
+
+  list(prefix: string): AsyncIterable<ObjectInfo> {
+    checkPrefix(prefix);
+    return listKeys(this.root, prefix);
+  }
+
+  read(key: string): AsyncIterable<Buffer> {
+    checkKey(key);
+    return readKey(this.root, key);
+  }
+
+  async readText(key: string): Promise<string | null> {
+    checkKey(key);
+    return readTextKey(this.root, key);
+  }
+
+  /**
+   * Not part of every destination (destination.ts `peekText`): a synchronous read of a small
+   * object without the lock, for the engine's state peek before the first round trip.
+   */
+  peekText(key: string): string | null {
+    checkKey(key);
+    return peekTextKey(this.root, key);
+  }
+
+  async writeAtomic(key: string, body: string | Buffer | AsyncIterable<string | Buffer>, options: { private?: boolean } = {}): Promise<ObjectInfo> {
+    checkKey(key);
+    await this.ensureParent(key);
+    const mode = this.consentsRole || options.private === true ? 0o600 : 0o644;
+    // Temp files of the dataset go to .dataset-sync/tmp (a crash leaves no debris in sets/); a
+    // consent record's beside it, where a later prepare finds it by its writer's pid.
+    const tmpDir = this.consentsRole ? this.root : scratchDir(this.root);
+    const st = await writeAtomicFile(keyPath(this.root, key), body, mode, tmpDir);
+    return { key, size: st.size, stamp: String(st.mtimeMs) };
+  }
+
+  async remove(key: string): Promise<void> {
+    checkKey(key);
+    await removeKey(this.root, key);
+  }
+
+  async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {
+    checkKey(key);
+    if (!RESUME_KEY.test(expect.resumeKey)) throw new DestinationError('bad_key', `The resume key ${JSON.stringify(expect.resumeKey)} cannot name a part file.`);
+    const dirParts = key.split('/').slice(0, -1);
+    return LocalUpload.open(
+      {
+        key,
+        partPath: path.join(partialDir(this.root), `${expect.resumeKey}.part`),
+        finalPath: keyPath(this.root, key),
+        realDir: path.join(this.realRootNow(), ...dirParts),
+      },
+      partialDir(this.root),
+      expect,
+    );
+  }
+
+  async verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {
+    checkKey(key);
+    return verifiedFile(key, keyPath(this.root, key), expect.size, expect.sha256);
+  }
+
+  checkPresence(expected: Iterable<ExpectedObject>): AsyncIterable<PresenceProblem> {
+    return presenceProblems(this.root, expected);
+  }
+
+  async freeSpace(): Promise<number | null> {
+    return freeSpaceOf(this.root);
+  }
+
+  async close(): Promise<void> {
+    this.checkedDirs.clear();
+  }
+
+  private realRootNow(): string {
+    this.realRoot ??= realPathNow(this.root);
+    return this.realRoot;
+  }
+
+  /**
+   * Makes the folders of `key` part by part, each checked to be a real folder (a symbolic link
+   * planted inside DEST must never lead a write outside it). Folders above the key's own folder
+   * are remembered for as long as the destination is open; the key's own folder is remembered
+   * only at the top level: each set folder is written once per sync, so remembering those too
+   * would only make memory grow with the set count.
+   */
+  private async ensureParent(key: string): Promise<void> {
+    const parts = key.split('/').slice(0, -1);
+    if (parts.length === 0) return;
+    if (parts.length === 1) {
+      await ensureRealDir(this.root, parts[0]!, this.checkedDirs);
+      return;
+    }
+    const upper = await ensureRealDir(this.root, parts.slice(0, -1).join('/'), this.checkedDirs);
+    await ensureRealDir(upper, parts.at(-1)!);
+  }
+}
+
+/**
+ * A folder destination at `dir` (resolved to an absolute path). With `consents`, the consents
+ * folder for the dataset at `consents.dataset`: resolved to its real path now (throws
+ * DestinationError 'config' when that is the dataset folder or inside it).
+ */
+export function createLocalFolder(dir: string, options: LocalFolderOptions = {}): LocalFolder {
+  if (!dir) throw new DestinationError('config', 'No destination folder given.');
+  if (options.consents) {
+    let real: string;
+    try {
+      real = resolveConsentsDir(dir, options.consents.dataset);
+    } catch (e) {
+      throw new DestinationError('config', (e as Error).message);
+    }
+    return new LocalFolder(real, { consentsRole: true });
+  }
+  return new LocalFolder(path.resolve(dir));
+}

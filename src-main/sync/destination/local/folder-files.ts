@@ -1,0 +1,300 @@
+// The POSIX calls behind LocalFolder (local-folder.ts): keys become paths under the folder, and
+// what anyone with access to the folder could have swapped is never followed: a link, FIFO or
+// device in place of a file is reported (stat, list, checkPresence) or refused (read), never read
+// through; folders below the root are made part by part and checked (safe-dirs.ts).
+import { createHash } from 'node:crypto';
+import { createWriteStream, lstatSync, promises as fs, readFileSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
+import { DestinationError } from '../destination';
+import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from './atomic';
+import { NotRegularFileError, openRegularFile } from './regular-file';
+
+/**
+ * Stamps of what is at a key but is not a regular file reached through real folders: they never
+ * equal a recorded stamp (a number's decimal string), so the engine takes such an object as changed.
+ */
+export const NOT_REGULAR_STAMP = 'not-a-regular-file';
+export const LINKED_STAMP = 'reached-through-a-link';
+
+/** Bodies up to this size are written with synchronous calls (set.json, consent records; bench scenario 2). */
+const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
+
+export function keyPath(root: string, key: string): string {
+  return path.join(root, ...key.split('/'));
+}
+
+function code(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function infoOf(key: string, st: Stats): ObjectInfo {
+  return st.isFile() ? { key, size: st.size, stamp: String(st.mtimeMs) } : { key, size: st.size, stamp: NOT_REGULAR_STAMP };
+}
+
+/** The first folder between the root and `key` that is not a real folder (relative, '/'-separated); null when all are, 'missing' when one is not there. */
+function folderInTheWay(root: string, key: string): string | null | 'missing' {
+  const parts = key.split('/');
+  let dir = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    dir = path.join(dir, parts[i]!);
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(dir, { throwIfNoEntry: false });
+    } catch {
+      return 'missing';
+    }
+    if (st === undefined) return 'missing';
+    if (!st.isDirectory()) return parts.slice(0, i + 1).join('/');
+  }
+  return null;
+}
+
+/**
+ * stat's contract for a folder: null when nothing is at the key (or a folder on its way is
+ * missing); a regular file reached through real folders only: its size and mtime (ms, as a
+ * decimal string); anything else at the key (a link, FIFO, folder, device) has the stamp
+ * NOT_REGULAR_STAMP, and a key reached through a folder that is not a real folder (a link) the
+ * stamp LINKED_STAMP: both never match a recorded stamp. Synchronous lstat calls (one per folder
+ * on the way and one for the key): each is a few microseconds, an asynchronous one a thread-pool hop.
+ */
+export function statKey(root: string, key: string): ObjectInfo | null {
+  const inTheWay = folderInTheWay(root, key);
+  if (inTheWay === 'missing') return null;
+  if (inTheWay !== null) return { key, size: 0, stamp: LINKED_STAMP };
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(keyPath(root, key), { throwIfNoEntry: false });
+  } catch {
+    return null; // e.g. ENOTDIR
+  }
+  return st === undefined ? null : infoOf(key, st);
+}
+
+/** The object's bytes: a regular file only, reached through real folders only, opened without following a link (regular-file.ts). */
+export async function* readKey(root: string, key: string): AsyncIterable<Buffer> {
+  const file = keyPath(root, key);
+  const inTheWay = folderInTheWay(root, key);
+  if (inTheWay === 'missing') throw new DestinationError('io', `${file} is not there`, 'ENOENT');
+  if (inTheWay !== null) throw new NotRegularFileError(file, `below ${inTheWay}, a folder that is not a real folder`);
+  let opened;
+  try {
+    opened = await openRegularFile(file);
+  } catch (e) {
+    if (code(e) === 'ENOENT') throw new DestinationError('io', `${file} is not there`, 'ENOENT');
+    throw e;
+  }
+  const { fh } = opened;
+  try {
+    for await (const chunk of fh.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false }) as AsyncIterable<Buffer>) yield chunk;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/** The whole text of a regular file; null when absent; anything but a regular file is refused (NotRegularFileError). */
+export async function readTextKey(root: string, key: string): Promise<string | null> {
+  const file = keyPath(root, key);
+  const inTheWay = folderInTheWay(root, key);
+  if (inTheWay === 'missing') return null;
+  if (inTheWay !== null) throw new NotRegularFileError(file, `below ${inTheWay}, a folder that is not a real folder`);
+  let opened;
+  try {
+    opened = await openRegularFile(file);
+  } catch (e) {
+    if (code(e) === 'ENOENT') return null;
+    throw e;
+  }
+  try {
+    return await opened.fh.readFile('utf8');
+  } finally {
+    await opened.fh.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Synchronous read, without the lock: the first asynchronous read of a process costs ~10 ms of
+ * thread-pool start-up (see state.ts peekState). Null when absent or unreadable.
+ */
+export function peekTextKey(root: string, key: string): string | null {
+  try {
+    return readFileSync(keyPath(root, key), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every entry below `prefix`, recursively, in key order. Real folders are walked; a regular file
+ * is an object; anything else (a link, a FIFO; a set folder swapped for a link) is listed as an
+ * object of its own with NOT_REGULAR_STAMP and is never followed.
+ */
+export async function* listKeys(root: string, prefix: string): AsyncIterable<ObjectInfo> {
+  // The folder to walk: the prefix up to its last '/', the rest filters names.
+  const slash = prefix.lastIndexOf('/');
+  const dirKey = slash < 0 ? '' : prefix.slice(0, slash);
+  if (dirKey !== '') {
+    const inTheWay = folderInTheWay(root, `${dirKey}/x`);
+    if (inTheWay !== null) return;
+    const st = lstatSync(keyPath(root, dirKey), { throwIfNoEntry: false });
+    if (!st?.isDirectory()) return;
+  }
+  yield* walk(root, dirKey, prefix);
+}
+
+async function* walk(root: string, dirKey: string, prefix: string): AsyncIterable<ObjectInfo> {
+  let entries;
+  try {
+    entries = await fs.readdir(dirKey === '' ? root : keyPath(root, dirKey), { withFileTypes: true });
+  } catch (e) {
+    if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return;
+    throw e;
+  }
+  // Key order: a folder's keys continue with '/', so it sorts as its name + '/'.
+  const named = entries.map((d) => ({ d, sortKey: d.isDirectory() ? `${d.name}/` : d.name }));
+  named.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+  for (const { d } of named) {
+    const key = dirKey === '' ? d.name : `${dirKey}/${d.name}`;
+    if (d.isDirectory()) {
+      if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* walk(root, key, prefix);
+      continue;
+    }
+    if (!key.startsWith(prefix)) continue;
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(keyPath(root, key), { throwIfNoEntry: false });
+    } catch {
+      st = undefined;
+    }
+    if (st !== undefined) yield infoOf(key, st);
+  }
+}
+
+export async function removeKey(root: string, key: string): Promise<void> {
+  await fs.rm(keyPath(root, key), { force: true });
+}
+
+/** Free bytes for an unprivileged writer on the folder's file system. */
+export async function freeSpaceOf(root: string): Promise<number> {
+  const s = await fs.statfs(root);
+  return s.bavail * s.bsize;
+}
+
+/**
+ * Writes `body` to `target` atomically: a temp file under `tmpDir` (opened 'wx', never through
+ * something planted under its name), then rename. A small string or buffer takes synchronous
+ * calls; a large one or an iterable is streamed with back-pressure (manifest.csv at a million rows).
+ */
+export async function writeAtomicFile(
+  target: string,
+  body: string | Buffer | AsyncIterable<string | Buffer>,
+  mode: number,
+  tmpDir: string,
+): Promise<Stats> {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    if (bytes <= SYNC_WRITE_MAX_BYTES) {
+      writeFileAtomicSync(target, body, mode, tmpDir);
+      return lstatSync(target);
+    }
+    await writeFileAtomic(target, body, mode, tmpDir);
+    return fs.lstat(target);
+  }
+  const tmp = tempPathFor(target, tmpDir);
+  try {
+    await pipeline(Readable.from(body), createWriteStream(tmp, { flags: 'wx', mode }));
+    if (mode !== 0o644) await fs.chmod(tmp, mode); // the umask may have masked it at creation
+    await fs.rename(tmp, target);
+  } catch (e) {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  return fs.lstat(target);
+}
+
+/**
+ * A regular file at `file` of `size` bytes whose SHA-256 is `sha256`: its info, else null.
+ * Synchronous lstat first (usually the file is simply absent); hashed through openRegularFile,
+ * so a link or FIFO swapped in after the lstat is refused, never read.
+ */
+export async function verifiedFile(key: string, file: string, size: number, sha256: string): Promise<ObjectInfo | null> {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (!st || !st.isFile() || st.size !== size) return null;
+  let opened;
+  try {
+    opened = await openRegularFile(file);
+  } catch {
+    return null; // gone or no longer a regular file: the download replaces it by rename
+  }
+  const { fh } = opened;
+  try {
+    if (opened.size !== size) return null;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    // At most size + 1 bytes: a file growing while it is hashed cannot keep the read going.
+    for await (const chunk of fh.createReadStream({ start: 0, end: size, highWaterMark: 1024 * 1024, autoClose: false }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    return bytes === size && hash.digest('hex') === sha256 ? { key, size, stamp: String(st.mtimeMs) } : null;
+  } catch {
+    return null;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The disk check (DESIGN 1.3): one lstat per recorded file and one per folder on its way (a set
+ * folder swapped for a link would otherwise pass its files off as present). Synchronous calls:
+ * 40,000 lstatSync calls take ~0.1 s where promise-based ones took ~0.7 s of CPU. Folder answers
+ * are remembered while the files of one folder follow each other (records come set by set).
+ */
+export async function* presenceProblems(root: string, expected: Iterable<ExpectedObject>): AsyncIterable<PresenceProblem> {
+  const folders = new Map<string, boolean>();
+  for (const e of expected) {
+    const parts = e.key.split('/');
+    let linked: string | undefined;
+    let dir = root;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const rel = parts.slice(0, i + 1).join('/');
+      dir = path.join(dir, parts[i]!);
+      let real = folders.get(rel);
+      if (real === undefined) {
+        if (folders.size >= 1024) folders.clear(); // memory stays flat in the set count
+        let st: Stats | undefined;
+        try {
+          st = lstatSync(dir, { throwIfNoEntry: false });
+        } catch {
+          st = undefined;
+        }
+        // A missing folder makes its files missing (below); only something else in its place is a link.
+        real = st === undefined || st.isDirectory();
+        folders.set(rel, real);
+      }
+      if (!real) {
+        linked = rel;
+        break;
+      }
+    }
+    if (linked !== undefined) {
+      yield { key: e.key, problem: 'linked', detail: linked };
+      continue;
+    }
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(path.join(root, e.key), { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // e.g. ENOTDIR when sets/<id> was replaced by a file
+    }
+    if (st === undefined) yield { key: e.key, problem: 'missing' };
+    else if (!(st.isFile() && st.size === e.size && String(st.mtimeMs) === e.stamp)) yield { key: e.key, problem: 'changed' };
+  }
+}
