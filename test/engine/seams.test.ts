@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createLocalFolder, LocalFolder } from '../../src-main/sync/destination/local-folder';
 import { runSync, type Clock, type PauseGate, type RateLimiter } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-shared/sync-events';
 import { expectDatasetMatches, FAST_TUNING, mainCollection, servedSets, sha256sumCheck, tempDir, useService } from './helpers';
@@ -52,6 +53,24 @@ class ManualGate implements PauseGate {
   open(): void {
     this.opened = true;
     for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+/** A folder destination that counts what the engine asks of it. */
+class WatchedFolder extends LocalFolder {
+  closed = 0;
+  uploads = 0;
+  written: string[] = [];
+  override async openUpload(...args: Parameters<LocalFolder['openUpload']>) {
+    this.uploads++;
+    return super.openUpload(...args);
+  }
+  override async writeAtomic(...args: Parameters<LocalFolder['writeAtomic']>) {
+    this.written.push(args[0]);
+    return super.writeAtomic(...args);
+  }
+  override async close(): Promise<void> {
+    this.closed++;
   }
 }
 
@@ -124,6 +143,34 @@ describe('runSync with injected dependencies', () => {
       const summary = await running;
       expect(summary.exitCode).toBe(0);
       expect(summary.filesDownloaded).toBe(6);
+    });
+  });
+
+  it('syncs into injected destinations for the dataset and the consents, and leaves them open', async () => {
+    const { svc, collectionId } = env;
+    await withDest(async (dest) => {
+      const { apiKey } = mainCollection(svc);
+      const folder = new WatchedFolder(dest);
+      const consentsDir = `${dest}-records`;
+      const consents = new WatchedFolder(createLocalFolder(consentsDir, { consents: { dataset: dest } }).root, { consentsRole: true });
+      // options.dest names another folder: the injected destination is the one written.
+      const elsewhere = `${dest}-unused`;
+      const events: SyncEvent[] = [];
+      const summary = await runSync({ baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest: elsewhere, tuning: FAST_TUNING }, (e) => events.push(e), {
+        destination: folder,
+        consents,
+      });
+      expect(summary.exitCode).toBe(0);
+      expect(summary.dest).toBe(dest);
+      expect(summary.consentsDir).toBe(consentsDir);
+      expect(events.find((e) => e.type === 'start')).toMatchObject({ dest, consentsDir });
+      expect(folder.uploads).toBe(6);
+      expect(folder.written).toEqual(expect.arrayContaining(['collection.json', 'manifest.csv', 'SHA256SUMS', '.dataset-sync/state.json']));
+      expect(consents.written.length).toBeGreaterThan(0);
+      expect(consents.written.every((k) => /^\d+\.json$/.test(k))).toBe(true);
+      expect([folder.closed, consents.closed]).toEqual([0, 0]);
+      await expect(fs.access(elsewhere)).rejects.toMatchObject({ code: 'ENOENT' });
+      await expectDatasetMatches(svc, dest, collectionId);
     });
   });
 });

@@ -106,14 +106,15 @@ export class LocalFolder implements Destination {
     return statKey(this.root, key);
   }
 
-  list(prefix: string): AsyncIterable<ObjectInfo> {
+  // list and read check the key when iterated, so a bad one rejects like any other failure.
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
     checkPrefix(prefix);
-    return listKeys(this.root, prefix);
+    yield* listKeys(this.root, prefix);
   }
 
-  read(key: string): AsyncIterable<Buffer> {
+  async *read(key: string): AsyncIterable<Buffer> {
     checkKey(key);
-    return readKey(this.root, key);
+    yield* readKey(this.root, key);
   }
 
   async readText(key: string): Promise<string | null> {

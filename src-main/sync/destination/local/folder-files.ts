@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
 import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from './atomic';
-import { NotRegularFileError, openRegularFile } from './regular-file';
+import { NotRegularFileError, openRegularFile, readRegularFileSync } from './regular-file';
 
 /**
  * Stamps of what is at a key but is not a regular file reached through real folders: they never
@@ -94,23 +94,21 @@ export async function* readKey(root: string, key: string): AsyncIterable<Buffer>
   }
 }
 
-/** The whole text of a regular file; null when absent; anything but a regular file is refused (NotRegularFileError). */
+/**
+ * The whole text of a regular file; null when absent; anything but a regular file is refused
+ * (NotRegularFileError). Synchronous calls: the texts read are state.json (on the way to the
+ * first request of a sync, where every thread-pool hop shows) and manifest.csv (once per verify).
+ */
 export async function readTextKey(root: string, key: string): Promise<string | null> {
   const file = keyPath(root, key);
   const inTheWay = folderInTheWay(root, key);
   if (inTheWay === 'missing') return null;
   if (inTheWay !== null) throw new NotRegularFileError(file, `below ${inTheWay}, a folder that is not a real folder`);
-  let opened;
   try {
-    opened = await openRegularFile(file);
+    return readRegularFileSync(file);
   } catch (e) {
     if (code(e) === 'ENOENT') return null;
     throw e;
-  }
-  try {
-    return await opened.fh.readFile('utf8');
-  } finally {
-    await opened.fh.close().catch(() => undefined);
   }
 }
 

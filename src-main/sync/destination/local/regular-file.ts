@@ -2,7 +2,7 @@
 // regular file is ever opened. A symlink (to /dev/zero, or out of DEST), a FIFO (whose open
 // blocks until a writer comes), a device or a socket is refused without reading a byte.
 import { createHash } from 'node:crypto';
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readFileSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 export class NotRegularFileError extends Error {
@@ -60,6 +60,32 @@ export async function readRegularFile(file: string): Promise<string> {
     return await fh.readFile('utf8');
   } finally {
     await fh.close().catch(() => undefined);
+  }
+}
+
+/**
+ * readRegularFile with synchronous calls, for small files read on the way to the first request
+ * (state.json under the lock): each call a few microseconds, where each asynchronous one is a
+ * thread-pool round trip. Same checks: lstat, open with O_NOFOLLOW|O_NONBLOCK, fstat (same inode).
+ */
+export function readRegularFileSync(file: string): string {
+  const before = lstatSync(file);
+  if (!before.isFile()) throw new NotRegularFileError(file, kindOf(before));
+  let fd: number;
+  try {
+    fd = openSync(file, READ_REGULAR);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.ino !== before.ino || st.dev !== before.dev) {
+      throw new NotRegularFileError(file, st.isFile() ? 'a file swapped while being opened' : kindOf(st));
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -57,9 +57,10 @@ export async function resetScratchDir(dest: string): Promise<void> {
  */
 export async function prepareDatasetFolder(root: string): Promise<string> {
   await fs.mkdir(root, { recursive: true });
-  await ensureRealDir(root, path.relative(root, partialDir(root)));
-  await ensureRealDir(root, path.relative(root, scratchDir(root)));
-  return fs.realpath(root);
+  const checked = new Set<string>(); // .dataset-sync is made and checked once for both
+  await ensureRealDir(root, path.relative(root, partialDir(root)), checked);
+  await ensureRealDir(root, path.relative(root, scratchDir(root)), checked);
+  return realpathSync.native(root);
 }
 
 /** The real path of `p` now (synchronous; links resolved). */

@@ -1,0 +1,281 @@
+// LocalFolder (src-main/sync/destination/local-folder.ts) through the Destination interface: the
+// guarantees only a folder has (links never followed, the escape checks around a commit's rename,
+// part files that resume across restarts under today's names, the consents folder's modes), and
+// the key rules every destination shares. The generic contract suite runs against it too.
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DestinationError, EscapeError, type Destination } from '../../src-main/sync/destination/destination';
+import { createLocalFolder, LINKED_STAMP, type LocalFolder } from '../../src-main/sync/destination/local-folder';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+async function readAll(d: Destination, key: string): Promise<Buffer> {
+  return Buffer.concat(await collect(d.read(key)));
+}
+
+let work: string;
+let dest: string;
+let folder: LocalFolder;
+
+beforeEach(async () => {
+  // realpath: os.tmpdir() may itself be reached through a link (macOS /var -> /private/var).
+  work = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-folder-')));
+  dest = path.join(work, 'ds');
+  folder = createLocalFolder(dest);
+  expect(await folder.prepare()).toEqual([]);
+});
+
+afterEach(async () => {
+  await folder.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+/** An upload of `body` to sets/<set>/<name>, written in one go; not committed. */
+async function upload(key: string, body: Buffer, resumeKey = `1-2-${sha(body)}`) {
+  const u = await folder.openUpload(key, { size: body.length, sha256: sha(body), resumeKey });
+  await u.write([body], u.held);
+  return u;
+}
+
+const partPath = (resumeKey: string) => path.join(dest, '.dataset-sync', 'partial', `${resumeKey}.part`);
+
+describe('LocalFolder: keys', () => {
+  const BAD = ['..', '../x', 'sets/../../x', '/etc/passwd', 'sets//1', 'sets/1/', '', './x', 'sets/./x', 'a\\b'];
+
+  it.each(BAD)('refuses the key %j with DestinationError bad_key in every operation', async (key) => {
+    const refused = async (p: Promise<unknown>) => {
+      const e = await p.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(e).toBeInstanceOf(DestinationError);
+      expect((e as DestinationError).kind).toBe('bad_key');
+    };
+    await refused(folder.stat(key));
+    await refused(folder.readText(key));
+    await refused(collect(folder.read(key)));
+    await refused(folder.writeAtomic(key, 'x'));
+    await refused(folder.remove(key));
+    await refused(folder.openUpload(key, { size: 1, sha256: sha(Buffer.from('x')), resumeKey: '1-2-x' }));
+    await refused(folder.verifiedCopy(key, { size: 1, sha256: sha(Buffer.from('x')) }));
+    // Nothing was written anywhere, in DEST or beside it.
+    expect((await fs.readdir(work)).sort()).toEqual(['ds']);
+  });
+
+  it('refuses a resume key that could leave the partial folder', async () => {
+    for (const resumeKey of ['../x', 'a/b', '.hidden', '']) {
+      await expect(folder.openUpload('sets/1/a.bin', { size: 1, sha256: 'a'.repeat(64), resumeKey })).rejects.toMatchObject({ kind: 'bad_key' });
+    }
+  });
+});
+
+describe('LocalFolder: uploads', () => {
+  it('shows nothing under the key before commit, then the bytes with the stamp commit returned', async () => {
+    const body = Buffer.from('hello, dataset\n');
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const u = await upload('sets/1/a.bin', body);
+    expect(await folder.stat('sets/1/a.bin')).toBeNull();
+    const info = await u.commit();
+    await u.close();
+    expect(info).toMatchObject({ key: 'sets/1/a.bin', size: body.length });
+    expect(await folder.stat('sets/1/a.bin')).toEqual(info);
+    expect(await readAll(folder, 'sets/1/a.bin')).toEqual(body);
+    expect(await fs.readdir(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
+  });
+
+  it.each([
+    ['a small body (synchronous calls)', 64 * 1024 + 3],
+    ['a large body (asynchronous calls)', 2 * 1024 * 1024 + 5],
+  ])('%s: held bytes survive close and reopen, readHeld yields them, restart drops them', async (_what, size) => {
+    const body = Buffer.alloc(size, 7);
+    body.write('start', 0);
+    const resumeKey = `1-2-${sha(body)}`;
+    const expect_ = { size, sha256: sha(body), resumeKey };
+    const first = await folder.openUpload('sets/1/a.bin', expect_);
+    expect(first.held).toBe(0);
+    const half = Math.floor(size / 2);
+    expect(await first.write([body.subarray(0, 10), body.subarray(10, half)], 0)).toBe(half);
+    await first.close();
+    // A later sync (or attempt) resumes: the held bytes are there, in order.
+    const again = await folder.openUpload('sets/1/a.bin', expect_);
+    expect(again.held).toBe(half);
+    // Compared by hash: vitest's deep equality walks a 2 MiB buffer byte by byte.
+    expect(sha(Buffer.concat(await collect(again.readHeld())))).toBe(sha(body.subarray(0, half)));
+    // A 200 answer to the resume: everything held is dropped, the body is written from 0.
+    await again.restart();
+    await again.write([body], 0);
+    const info = await again.commit();
+    expect(info.size).toBe(size);
+    expect(sha(await readAll(folder, 'sets/1/a.bin'))).toBe(sha(body));
+  });
+
+  it('discard removes the held bytes; close keeps them', async () => {
+    const body = Buffer.from('x'.repeat(100));
+    const rk = `1-2-${sha(body)}`;
+    const kept = await upload('sets/1/a.bin', body.subarray(0, 40), rk);
+    await kept.close();
+    expect((await fs.stat(partPath(rk))).size).toBe(40);
+    const dropped = await folder.openUpload('sets/1/a.bin', { size: 100, sha256: sha(body), resumeKey: rk });
+    await dropped.discard();
+    await expect(fs.lstat(partPath(rk))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes over a part file under the name older versions used (<file>-<sha256>.part)', async () => {
+    const body = Buffer.from('resumable bytes');
+    const digest = sha(body);
+    await fs.writeFile(partPath(`2-${digest}`), body.subarray(0, 5));
+    const u = await folder.openUpload('sets/1/a.bin', { size: body.length, sha256: digest, resumeKey: `1-2-${digest}` });
+    expect(u.held).toBe(5);
+    await u.close();
+    expect((await fs.readdir(path.join(dest, '.dataset-sync', 'partial'))).sort()).toEqual([`1-2-${digest}.part`]);
+  });
+
+  it.each([
+    ['small', 1000],
+    ['large', 2 * 1024 * 1024],
+  ])('never follows a symlink planted at the part path (%s body)', async (_what, size) => {
+    const body = Buffer.alloc(size, 3);
+    const rk = `1-2-${sha(body)}`;
+    const outside = path.join(work, 'outside.bin');
+    await fs.writeFile(outside, 'precious');
+    await fs.symlink(outside, partPath(rk));
+    const u = await folder.openUpload('sets/1/a.bin', { size, sha256: sha(body), resumeKey: rk });
+    expect(u.held).toBe(0); // the link was removed, not taken for held bytes
+    await u.write([body], 0);
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    await u.commit();
+    expect(await fs.readFile(outside, 'utf8')).toBe('precious');
+    expect(sha(await readAll(folder, 'sets/1/a.bin'))).toBe(sha(body));
+  });
+
+  it('a set folder swapped for a link before the commit: EscapeError, nothing written behind the link, the bytes stay held', async () => {
+    const body = Buffer.from('verified bytes');
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const u = await upload('sets/1/a.bin', body);
+    const elsewhere = path.join(work, 'elsewhere');
+    await fs.mkdir(elsewhere);
+    await fs.rm(path.join(dest, 'sets', '1'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(dest, 'sets', '1'));
+    const e = await u.commit().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await u.close();
+    expect(e).toBeInstanceOf(EscapeError);
+    expect((e as EscapeError).kind).toBe('bad_key');
+    expect((e as Error).message).toMatch(/no longer resolves inside DEST/);
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+    expect((await fs.stat(partPath(`1-2-${sha(body)}`))).size).toBe(body.length);
+  });
+});
+
+describe('LocalFolder: reading and checking', () => {
+  it('stat, checkPresence and read never take a link for a file, nor a linked folder for a real one', async () => {
+    await folder.writeAtomic('sets/1/a.bin', 'aaa');
+    await folder.writeAtomic('sets/2/b.bin', 'bbb');
+    await folder.writeAtomic('sets/3/c.bin', 'ccc');
+    const a = (await folder.stat('sets/1/a.bin'))!;
+    const b = (await folder.stat('sets/2/b.bin'))!;
+    const c = (await folder.stat('sets/3/c.bin'))!;
+    // 1: the file swapped for a link to an identical file; 2: removed; 3: its folder swapped for a link.
+    const outside = path.join(work, 'outside');
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'a.bin'), 'aaa');
+    await fs.writeFile(path.join(outside, 'c.bin'), 'ccc');
+    await fs.rm(path.join(dest, 'sets/1/a.bin'));
+    await fs.symlink(path.join(outside, 'a.bin'), path.join(dest, 'sets/1/a.bin'));
+    await fs.rm(path.join(dest, 'sets/2/b.bin'));
+    await fs.rm(path.join(dest, 'sets/3'), { recursive: true });
+    await fs.symlink(outside, path.join(dest, 'sets/3'));
+
+    const problems = await collect(folder.checkPresence([a, b, c]));
+    expect(problems).toEqual([
+      { key: 'sets/1/a.bin', problem: 'changed' },
+      { key: 'sets/2/b.bin', problem: 'missing' },
+      { key: 'sets/3/c.bin', problem: 'linked', detail: 'sets/3' },
+    ]);
+    expect(await folder.stat('sets/2/b.bin')).toBeNull();
+    expect((await folder.stat('sets/3/c.bin'))?.stamp).toBe(LINKED_STAMP);
+    await expect(collect(folder.read('sets/1/a.bin'))).rejects.toThrow(/is a symbolic link, not a regular file/);
+    await expect(collect(folder.read('sets/3/c.bin'))).rejects.toThrow(/not a real folder/);
+    expect(await folder.verifiedCopy('sets/1/a.bin', { size: 3, sha256: sha(Buffer.from('aaa')) })).toBeNull();
+    // The linked folder is listed as an entry of its own, never walked.
+    expect((await collect(folder.list('sets/'))).map((o) => o.key)).toEqual(['sets/1/a.bin', 'sets/3']);
+  });
+
+  it('writes whole objects (streamed bodies too), lists in key order, reads text, removes', async () => {
+    async function* rows() {
+      for (let i = 0; i < 1000; i++) yield `row ${i}\n`;
+    }
+    const info = await folder.writeAtomic('manifest.csv', rows());
+    expect(info.size).toBe((await fs.stat(path.join(dest, 'manifest.csv'))).size);
+    expect((await folder.readText('manifest.csv'))!.split('\n')[999]).toBe('row 999');
+    expect(await folder.readText('nothing.json')).toBeNull();
+    await folder.writeAtomic('sets/10/x', 'x');
+    await folder.writeAtomic('sets/1/y', 'y');
+    await folder.writeAtomic('sets/1-a/z', 'z');
+    expect((await collect(folder.list('sets/'))).map((o) => o.key)).toEqual(['sets/1-a/z', 'sets/1/y', 'sets/10/x']);
+    await folder.remove('sets/1/y');
+    await folder.remove('sets/1/y'); // absent is fine
+    expect(await folder.stat('sets/1/y')).toBeNull();
+    // No temp file is left in the dataset, and tmp/ keeps them out of sets/.
+    expect(await fs.readdir(path.join(dest, '.dataset-sync', 'tmp'))).toEqual([]);
+    expect(await folder.freeSpace()).toBeGreaterThan(0);
+  });
+
+  it('refuses to write through a set folder that is a link (the sync stops naming it)', async () => {
+    await fs.mkdir(path.join(dest, 'sets'));
+    await fs.symlink(work, path.join(dest, 'sets', '5'));
+    await expect(folder.writeAtomic('sets/5/set.json', '{}')).rejects.toThrow(/is a symbolic link; refusing to follow it out of the dataset folder/);
+    await expect(fs.lstat(path.join(work, 'set.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('one lock at a time, named in DestinationError locked', async () => {
+    const lock = await folder.lock();
+    const other = createLocalFolder(dest);
+    await expect(other.lock()).rejects.toMatchObject({ kind: 'locked', message: expect.stringMatching(/Another sync is already running/) });
+    await lock.release();
+    await (await other.lock()).release();
+  });
+});
+
+describe('LocalFolder in its consents role', () => {
+  it('makes its folder 0700 and writes every object 0600, temp files beside it', async () => {
+    const consents = createLocalFolder(path.join(work, 'ds.consents'), { consents: { dataset: dest } });
+    expect(await consents.prepare()).toEqual([]);
+    expect((await fs.stat(consents.label)).mode & 0o777).toBe(0o700);
+    await consents.writeAtomic('7.json', '{"id":7}\n');
+    expect((await fs.stat(path.join(consents.label, '7.json'))).mode & 0o777).toBe(0o600);
+    expect(await fs.readdir(consents.label)).toEqual(['7.json']);
+  });
+
+  it('warns about an existing folder others can list, and keeps its mode', async () => {
+    const dir = path.join(work, 'shared');
+    await fs.mkdir(dir, { mode: 0o755 });
+    await fs.chmod(dir, 0o755);
+    const consents = createLocalFolder(dir, { consents: { dataset: dest } });
+    const warnings = await consents.prepare();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/can be listed by other users \(mode 755\)/);
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o755);
+  });
+
+  it('is resolved to its real path once, and refused inside the dataset folder', async () => {
+    const real = path.join(work, 'real-consents');
+    await fs.mkdir(real);
+    await fs.symlink(real, path.join(work, 'link-consents'));
+    expect(createLocalFolder(path.join(work, 'link-consents'), { consents: { dataset: dest } }).label).toBe(real);
+    expect(() => createLocalFolder(path.join(dest, 'consents'), { consents: { dataset: dest } })).toThrow(
+      expect.objectContaining({ kind: 'config', message: expect.stringMatching(/must not be inside the dataset folder/) }),
+    );
+  });
+});
