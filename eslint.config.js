@@ -33,11 +33,13 @@ export const LAYERS = [
   {
     name: 'destination seam',
     files: ['src-main/sync/'],
-    exceptFiles: ['src-main/sync/destination/local/', 'src-main/sync/state/'],
+    // The bucket implementation stages each upload in a local file (the held bytes of a resume, hashed before
+    // the rest is asked for), so it is an implementation with local files too.
+    exceptFiles: ['src-main/sync/destination/local/', 'src-main/sync/destination/s3/', 'src-main/sync/destination/s3-bucket.ts', 'src-main/sync/state/'],
     denyPackages: ['fs', 'node:fs'],
     why:
       'The engine reaches the dataset only through the Destination interface (src-main/sync/destination/destination.ts); ' +
-      'POSIX file calls belong to the local folder (destination/local/) and the engine state files (state/).',
+      'file calls belong to the implementations (destination/local/, the bucket\'s staging in destination/s3/) and the engine state files (state/).',
   },
   {
     name: 'app',

@@ -52,8 +52,14 @@ export interface SyncOptions {
   apiKey: string;
   collectionId: number;
   dest: string;
-  /** Defaults to the sibling folder `<dest>.consents`. */
+  /** Defaults to the sibling folder `<dest>.consents` (for `s3://BUCKET/PREFIX`: `s3://BUCKET/PREFIX.consents`). A folder or an s3:// prefix. */
   consentsDir?: string;
+  /**
+   * For a bucket destination (`dest` = `s3://BUCKET/PREFIX`): the S3 endpoint (CLI --s3-endpoint),
+   * else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS. Credentials and region come from
+   * the AWS SDK's default chain unless the caller injects the destination (the desktop app).
+   */
+  s3Endpoint?: string;
   /** 1..16, default 4. */
   concurrency?: number;
   excludeGold?: boolean;
@@ -165,6 +171,8 @@ export interface SyncSummary {
    * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.
    */
   diskCheck?: { files: number; missing: number; changed: number; durationMs: number };
+  /** A bucket destination's requests during the sync (its LISTs, bytes sent and read back); absent for a folder. */
+  storage?: StorageStats;
   watermark: string | null;
   startedAt: string;
   finishedAt: string;
@@ -174,6 +182,14 @@ export interface SyncSummary {
   cancelled: boolean;
   /** Set when the sync stopped as a whole (bad key, unreachable service, lock held, DEST not writable...). */
   fatal?: { kind: string; message: string };
+}
+
+/** What a sync asked of an object store (summary.storage). */
+export interface StorageStats {
+  requests: number;
+  listRequests: number;
+  bytesUploaded: number;
+  bytesDownloaded: number;
 }
 
 export interface VerifyReport {

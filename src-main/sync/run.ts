@@ -13,6 +13,7 @@ import type { Clock } from './clock';
 import { writeCollectionJson } from './dataset';
 import type { Destination, DestinationLock } from './destination/destination';
 import { openConsents, openDestination } from './destination/open';
+import { parseDestination } from './destination/parse-destination';
 import { writeDatasetIndex } from './dataset-index';
 import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
 import { bindingConflict, type FolderOwner } from './folder-binding';
@@ -25,7 +26,7 @@ import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
-import { loadState, peekState } from './state';
+import { loadState, peekState, recordsMatchHead } from './state';
 import { appendHistory } from './state/history';
 import { SetStore } from './state/set-store';
 import { migrateLegacyState } from './state-migration';
@@ -131,11 +132,14 @@ export class SyncRun {
 
   /** Opens the destinations (nothing is touched yet): a spec that cannot be served is a config error. */
   private openDestinations(v: RunSettings): { dest: Destination; consents: Destination } {
-    const folder = { kind: 'folder' as const, path: v.dest };
     try {
+      // A folder path, or s3://BUCKET/PREFIX with the endpoint from the options or the environment
+      // (credentials from the AWS SDK's default chain; the app injects destinations it opened itself).
+      const bucket = this.options.s3Endpoint ? { endpoint: this.options.s3Endpoint } : {};
+      const spec = parseDestination(v.dest, bucket);
       return {
-        dest: this.deps.destination ?? openDestination(folder),
-        consents: this.deps.consents ?? openConsents(folder, this.options.consentsDir),
+        dest: this.deps.destination ?? openDestination(spec),
+        consents: this.deps.consents ?? openConsents(spec, this.options.consentsDir, bucket),
       };
     } catch (e) {
       throw new ConfigError((e as Error).message);
@@ -184,7 +188,8 @@ export class SyncRun {
       // The listing's first round trips overlap the folder's opening (lock, state) and the local
       // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
       const collection = this.fetchCollection(this.client, v);
-      const early = this.options.repair ? undefined : this.openListing(this.client, v, full ? undefined : updatedSinceFor(peeked?.watermark ?? null), collection);
+      const peekedSince = full || (peeked && !recordsMatchHead(dest, peeked)) ? undefined : updatedSinceFor(peeked?.watermark ?? null);
+      const early = this.options.repair ? undefined : this.openListing(this.client, v, peekedSince, collection);
       const taken = await this.openFolder(dest, owner);
       if (!taken) {
         this.controller.abort(); // the early requests, if any: nothing will read their answers
@@ -196,7 +201,11 @@ export class SyncRun {
 
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: dest.label, consentsDir: consents.label, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
-      const since = full ? undefined : updatedSinceFor(state.head.watermark);
+      // A bucket synced from another machine (or never from this one): its watermark says nothing
+      // of the records here, so every accepted set is walked once (files in the bucket are adopted).
+      const matches = recordsMatchHead(dest, state.head);
+      if (!matches && !full) this.emit({ type: 'warning', message: `${dest.label} was last synced from another machine (or never from this one): every accepted set is listed once; files already there are adopted by their sha256, not downloaded again.` });
+      const since = full || !matches ? undefined : updatedSinceFor(state.head.watermark);
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
       const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection);
       if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
@@ -524,6 +533,12 @@ export class SyncRun {
     s.durationMs = finished - this.startedAt;
     if (this.fatal) s.fatal = { kind: this.fatal.kind, message: this.fatal.message };
     s.exitCode = summaryExitCode(this.fatal, s);
+    if (dest && state && s.exitCode === 0 && dest.cleanUp) {
+      // Under the lock still: no multipart upload of this destination stays open after a clean sync.
+      await dest.cleanUp().catch((e: unknown) => this.emit({ type: 'warning', message: `Could not abort leftover uploads in ${dest.label}: ${(e as Error).message}` }));
+    }
+    const storage = dest?.stats?.();
+    if (storage) s.storage = storage;
     if (!this.deps.client) await this.client?.close().catch(() => undefined);
     if (state && dest) await appendHistory(dest.stateDir, s).catch(() => undefined);
     this.emit({ type: 'summary', summary: s });

@@ -5,7 +5,9 @@
 // it). What is known of each set (status, verified files with size and stamp, so up-to-date
 // checks hash nothing) lives in sets.jsonl in the state folder and is read one set at a time
 // (state/set-store.ts). Written atomically (Destination.writeAtomic).
+import { randomUUID } from 'node:crypto';
 import type { Destination } from './destination/destination';
+import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
 import type { FileEntry } from './state/set-store';
 
 export type { FileEntry } from './state/set-store';
@@ -43,6 +45,8 @@ export interface EngineState {
    * that changed nothing skips rewriting them (the bytes would be identical).
    */
   index?: IndexFingerprint & { logBytes: number };
+  /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
+  generation?: string;
 }
 
 /** What a version 1 state held in one file: every file entry and set status (migrated to sets.jsonl on load). */
@@ -97,6 +101,7 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
     collectionId: typeof s.collectionId === 'number' ? s.collectionId : null,
     watermark: typeof s.watermark === 'string' ? s.watermark : null,
     pendingSets: Array.isArray(s.pendingSets) ? s.pendingSets.filter((x): x is number => Number.isInteger(x)) : [],
+    ...(typeof s.generation === 'string' ? { generation: s.generation } : {}),
   };
   if (s.version === 2) {
     const index = s.index as EngineState['index'];
@@ -112,5 +117,17 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
 }
 
 export async function saveState(dest: Destination, state: EngineState): Promise<void> {
+  if (dest.kind === 'bucket') state.generation = randomUUID();
   await dest.writeAtomic(STATE_KEY, JSON.stringify(state, null, 2) + '\n');
+  if (state.generation !== undefined) writeLocalGeneration(dest.stateDir, state.generation);
+}
+
+/**
+ * Whether this machine's set records match the head it read (state/local-generation.ts): false
+ * for a bucket last synced from another machine, or never from this one. Then the watermark is
+ * not trusted for this sync.
+ */
+export function recordsMatchHead(dest: Destination, head: Pick<EngineState, 'watermark' | 'generation'>): boolean {
+  if (dest.kind !== 'bucket' || head.watermark === null) return true;
+  return readLocalGeneration(dest.stateDir) === (head.generation ?? null);
 }

@@ -10,6 +10,7 @@
 // starts with '/', never has an empty, '.' or '..' segment; server-given parts were validated
 // (names.ts) before they became keys, and every implementation refuses a key that breaks
 // these rules (DestinationError 'bad_key') rather than trusting it.
+import type { StorageStats } from '../../../src-shared/sync-events';
 
 /** What a destination knows of one object. */
 export interface ObjectInfo {
@@ -194,6 +195,8 @@ export interface Destination {
 
   /** Free bytes where the dataset is stored; null when unknown (a bucket). */
   freeSpace(): Promise<number | null>;
+  /** Requests made so far (a bucket's; absent for a folder): the sync's summary reports them. */
+  stats?(): StorageStats;
   /** Aborts uploads of this destination left open by a killed sync (not the resumable ones it still holds for resume). */
   cleanUp?(): Promise<void>;
   close(): Promise<void>;

@@ -49,8 +49,8 @@ import { partialDir, scratchDir, STATE_DIR } from '../layout';
 export { LINKED_STAMP, NOT_REGULAR_STAMP } from './local/folder-files';
 
 export interface LocalFolderOptions {
-  /** The consents role: `dataset` is the dataset folder's path, which this folder must not be or be inside. */
-  consents?: { dataset: string };
+  /** The consents role: `dataset` is the dataset folder's path, which this folder must not be or be inside (null: the dataset is in a bucket). */
+  consents?: { dataset: string | null };
 }
 
 /** A resume key names a file in partial/: validated ids and a hash, nothing that could leave the folder. */

@@ -47,9 +47,14 @@ export function normaliseEndpoint(raw: string): string {
   return url.origin;
 }
 
+/** Whether `value` names a bucket destination (s3://…), never a local path. */
+export function isBucketUrl(value: string): boolean {
+  return /^s3:\/\//i.test(value);
+}
+
 /** Parses `s3://BUCKET/PREFIX` or a folder path into a destination spec. */
 export function parseDestination(value: string, options: BucketEnvOptions = {}): DestinationSpec {
-  if (!/^s3:\/\//i.test(value)) {
+  if (!isBucketUrl(value)) {
     if (value.trim() === '') throw configError('The destination is empty: give a folder or s3://BUCKET/PREFIX.');
     return { kind: 'folder', path: value };
   }

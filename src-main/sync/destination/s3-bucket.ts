@@ -37,6 +37,7 @@ import {
 } from './destination';
 import { makeS3Client, type BucketSpec } from './s3/client';
 import { isCode, s3Error, statusOf, type Where } from './s3/errors';
+import type { StorageStats } from '../../../src-shared/sync-events';
 import { acquireBucketLock } from './s3/lock';
 import { checkKey, checkListPrefix } from './s3/object-key';
 import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload } from './s3/upload';
@@ -102,6 +103,32 @@ export class S3Bucket implements Destination {
     this.where = { endpoint: spec.endpoint ?? 'AWS S3', bucket: spec.bucket };
     this.root = `${spec.prefix}/`;
     this.partSize = options.partSize ?? DEFAULT_PART_SIZE;
+    this.countRequests();
+  }
+
+  private readonly counted: StorageStats = { requests: 0, listRequests: 0, bytesUploaded: 0, bytesDownloaded: 0 };
+
+  /** Every request the SDK sends (retries included), for the summary's `storage` and the no-op benchmark. */
+  private countRequests(): void {
+    const counted = this.counted;
+    this.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        counted.requests++;
+        if (context.commandName === 'ListObjectsV2Command') counted.listRequests++;
+        const request = args.request as { method?: string; headers?: Record<string, string> };
+        const sent = Number(request.headers?.['content-length'] ?? 0);
+        if ((request.method === 'PUT' || request.method === 'POST') && Number.isFinite(sent)) counted.bytesUploaded += sent;
+        const result = await next(args);
+        const response = result.response as { headers?: Record<string, string> };
+        if (context.commandName === 'GetObjectCommand') counted.bytesDownloaded += Number(response.headers?.['content-length'] ?? 0) || 0;
+        return result;
+      },
+      { step: 'finalizeRequest', name: 'datasetSyncRequestCount' },
+    );
+  }
+
+  stats(): StorageStats {
+    return { ...this.counted };
   }
 
   private objectKey(key: string): string {

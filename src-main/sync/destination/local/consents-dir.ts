@@ -41,17 +41,18 @@ function realPathOf(p: string): string {
  * really go, and never followed again. Throws when that real path is the dataset folder or
  * inside it (consents hold real names).
  */
-export function resolveConsentsDir(dir: string, dest: string): string {
+export function resolveConsentsDir(dir: string, dest: string | null): string {
   let real: string;
-  let realDest: string;
+  let realDest: string | null;
   try {
     real = realPathOf(dir);
-    realDest = realPathOf(dest);
+    // A dataset in a bucket has no local path this folder could be inside.
+    realDest = dest === null ? null : realPathOf(dest);
   } catch (e) {
     // e.g. ENOTDIR (a part of the path is a file) or ELOOP (links pointing at each other)
     throw new Error(`Cannot use the consents folder ${path.resolve(dir)}: ${(e as Error).message}`);
   }
-  if (real === realDest || real.startsWith(realDest + path.sep)) {
+  if (realDest !== null && (real === realDest || real.startsWith(realDest + path.sep))) {
     const shown = real === path.resolve(dir) ? real : `${path.resolve(dir)} (really ${real})`;
     throw new Error(`The consents folder ${shown} must not be inside the dataset folder ${realDest}: consents hold real names.`);
   }
