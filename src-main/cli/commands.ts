@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
-import { createDeliveryClient } from '../api/delivery-client';
+import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError, type ApiError } from '../api/errors';
 import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
@@ -13,6 +13,7 @@ import { runRepair } from '../sync/repair';
 import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
 import { emptyState, loadState } from '../sync/state';
 import type { SyncTuning } from '../../src-shared/sync-events';
+import type { CollectionDetail, CollectionSummary } from '../../src-shared/delivery-api';
 import { verifyDataset } from '../sync/verify';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
@@ -178,7 +179,8 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   if (io.stderr.isTTY && !json) io.stderr.write('\n');
-  if (json) io.stdout.write(JSON.stringify(report) + '\n');
+  // Every --json line is an object with a `type`, as sync's events are.
+  if (json) io.stdout.write(JSON.stringify({ type: 'verify', ...report }) + '\n');
   else {
     for (const p of report.missing) io.stdout.write(`missing  ${p}\n`);
     for (const p of report.changed) io.stdout.write(`changed  ${p}\n`);
@@ -219,18 +221,59 @@ async function repairTarget(dest: string, v: Record<string, string | boolean | u
   return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
 }
 
+/** A collection of the list with its set counts (GET /collections/:id); null when the detail could not be had. */
+type ListedCollection = CollectionSummary & { sets: CollectionDetail['sets'] | null };
+
+/** The details, a few at a time: one request per collection, nothing downloaded. */
+async function withSetCounts(client: DeliveryClient, list: CollectionSummary[]): Promise<ListedCollection[]> {
+  const out: ListedCollection[] = new Array<ListedCollection>(list.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const i = next++;
+      const c = list[i]!;
+      try {
+        out[i] = { ...c, sets: (await client.getCollection(c.id)).sets };
+      } catch (e) {
+        // A 401 means no detail will come: stop as the list would have. Anything else leaves this row's counts unknown.
+        if (isApiError(e) && e.kind === 'auth') throw e;
+        out[i] = { ...c, sets: null };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, list.length) }, worker));
+  return out;
+}
+
+/** The human table: a header row, one row per collection; sizes are not in the API, so none are made up. */
+export function collectionsTable(rows: ListedCollection[]): string {
+  if (rows.length === 0) return 'No collections.\n';
+  const count = (n: number | undefined) => (n === undefined ? '?' : String(n));
+  const table = [
+    ['ID', 'STATUS', 'ACCEPTED', 'IN REVIEW', 'IN PROGRESS', 'TITLE'],
+    ...rows.map((c) => [String(c.id), c.status, count(c.sets?.accepted), count(c.sets?.in_review), count(c.sets?.in_progress), c.title]),
+  ];
+  const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));
+  const numeric = [true, false, true, true, true, false];
+  const lines = table.map((r) =>
+    r
+      .map((cell, col) => (col === r.length - 1 ? cell : numeric[col] ? cell.padStart(widths[col]!) : cell.padEnd(widths[col]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+  const unknown = rows.some((c) => c.sets === null) ? '? = the service did not give that collection\'s detail.\n' : '';
+  return `${lines.join('\n')}\n${unknown}Set counts by state; only accepted sets are synced. Sizes are not part of the collection detail: a sync shows them as it lists the sets.\n`;
+}
+
 export async function collectionsCommand(argv: string[], io: Io): Promise<number> {
   const v = parse(argv, { 'base-url': { type: 'string' }, json: { type: 'boolean' } });
   const baseUrl = baseUrlOf(v);
   const apiKey = await resolveApiKey(baseUrl);
-  const client = createDeliveryClient({ baseUrl, apiKey, connections: 1 });
+  const client = createDeliveryClient({ baseUrl, apiKey, connections: 4 });
   try {
-    const list = await client.listCollections();
-    if (v.json === true) io.stdout.write(JSON.stringify({ collections: list }) + '\n');
-    else {
-      if (list.length === 0) io.stdout.write('No collections.\n');
-      for (const c of list) io.stdout.write(`${String(c.id).padStart(6)}  ${c.status.padEnd(10)} ${c.title}\n`);
-    }
+    const list = await withSetCounts(client, await client.listCollections());
+    if (v.json === true) io.stdout.write(JSON.stringify({ type: 'collections', collections: list }) + '\n');
+    else io.stdout.write(collectionsTable(list));
     return 0;
   } catch (e) {
     if (!isApiError(e)) throw e;
