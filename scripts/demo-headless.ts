@@ -1,6 +1,6 @@
 // The headless half of `npm run demo`: the reference service with demo data on a stable port,
 // and one CLI sync of the first client's first collection into demo-output/. A dataset folder
-// belongs to one service (base URL) and one collection (docs/contracts.md, "Engine rules"), so
+// belongs to one service (base URL) and one collection (docs/contracts.md §4), so
 // the service must come back at the same address for "run it again" to be the no-op it
 // promises: the port is fixed (8766, apart from `dataset-sync demo`'s 8765). When something
 // else holds it, this run takes a free port and a folder of its own, and says so, instead of

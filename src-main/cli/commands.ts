@@ -1,4 +1,4 @@
-// The CLI commands (DESIGN 1.2). Each returns its exit code; printing goes to the given streams.
+// The CLI commands (docs/contracts.md §2). Each returns its exit code; printing goes to the given streams.
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';

@@ -1,4 +1,4 @@
-// Entry of the headless CLI (docs/contracts.md, "Headless CLI"). bin/dataset-sync.mjs runs
+// Entry of the headless CLI (docs/contracts.md §2). bin/dataset-sync.mjs runs
 // this file from a bundle (out/cli/main.mjs) or through tsx.
 import { readFileSync } from 'node:fs';
 import { collectionsCommand, loginCommand, logoutCommand, MissingKeyError, syncCommand, verifyCommand, type Io } from './commands';

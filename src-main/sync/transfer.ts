@@ -1,4 +1,4 @@
-// One resumable, hashed download (DESIGN 1.3): bytes go to a .part file under
+// One resumable, hashed download (docs/contracts.md §4): bytes go to a .part file under
 // DEST/.dataset-sync/partial, the SHA-256 is computed while streaming (held bytes first on
 // resume), and the file reaches its final name only by rename after the hash matched.
 //

@@ -1,4 +1,4 @@
-// The CLI's conventions (issue 23, point 9; docs/contracts.md "Headless CLI"): every command
+// The CLI's conventions (issue 23, point 9; docs/contracts.md §2): every command
 // answers --help, the tool answers --version, every --json line has a `type`, a no-op re-sync
 // says it is up to date, warnings follow the header, no bar is drawn under the summary, and
 // `collections` prints a table with set counts. Real child processes against the reference service.
