@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startReferenceService } from '../src-service/index';
+import { headlessDemo } from './demo-headless';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const headless = process.argv.includes('--headless') || process.env.DATASET_SYNC_DEMO_HEADLESS === '1';
@@ -36,31 +36,14 @@ async function desktop(binary: string): Promise<number> {
   return run(binary, [root, '--demo']);
 }
 
-async function headlessSync(): Promise<number> {
-  const service = await startReferenceService({ quiet: true });
-  const client = service.clients[0];
-  const collection = client?.collections[0];
-  if (!client || collection === undefined) throw new Error('the demo data has no client collection');
-  const dest = path.join(root, 'demo-output', `collection-${collection}`);
-  process.stderr.write(
-    `Reference service on ${service.deliveryBaseUrl}\n` +
-      `Syncing collection ${collection} of "${client.name}" into ${dest}\n` +
-      `(consent records go to ${dest}.consents)\n\n`,
-  );
-  try {
-    const code = await run(
-      process.execPath,
-      [path.join(root, 'bin/dataset-sync.mjs'), 'sync', '--base-url', service.deliveryBaseUrl, '--collection', String(collection), '--dest', dest],
-      { ...process.env, DATASET_SYNC_API_KEY: client.apiKey },
-    );
-    if (code === 0) {
-      process.stderr.write(`\nDone. Check it yourself: (cd ${dest} && sha256sum -c --quiet SHA256SUMS) && echo all verified\n`);
-      process.stderr.write('Run it again to see an incremental no-op sync; `npx dataset-sync demo` keeps a service running for your own experiments.\n');
-    }
-    return code;
-  } finally {
-    await service.close();
-  }
+/** The headless demo; DATASET_SYNC_DEMO_PORT and DATASET_SYNC_DEMO_OUTPUT move it (tests). */
+function headlessSync(): Promise<number> {
+  const port = process.env.DATASET_SYNC_DEMO_PORT;
+  return headlessDemo({
+    root,
+    port: port ? Number(port) : undefined,
+    outputDir: process.env.DATASET_SYNC_DEMO_OUTPUT || undefined,
+  });
 }
 
 const binary = headless ? null : electronBinary();

@@ -28,7 +28,16 @@ async function main(): Promise<void> {
     port: Number(process.env.PORT ?? 0) || undefined,
   });
   process.stdout.write(`Dataset Sync (browser bridge) running: open ${bridge.url}\n`);
-  process.stderr.write(`Service: ${service.deliveryBaseUrl} (account "${client.name}")\nData: ${work}\nPress Ctrl+C to stop.\n`);
+  // The demo service's keys (for this local service only), so a newcomer has what the Delivery
+  // tab and the Recruiter tab ask for: the window is pre-connected to the first; the second is pasted.
+  const recruiterKeys = service.organizations.map((o) => `  ${o.apiKey}  organisation "${o.name}" (${o.scopes.join(', ')})`);
+  process.stderr.write(
+    `Delivery service: ${service.deliveryBaseUrl}\n` +
+      `  delivery key: ${client.apiKey}  account "${client.name}" (already connected in the window)\n` +
+      `Recruiter service: ${service.recruiterBaseUrl}\n` +
+      `  recruiter keys (paste one into the Recruiter tab):\n${recruiterKeys.join('\n')}\n` +
+      `Data: ${work}\nPress Ctrl+C to stop.\n`,
+  );
 
   let stopping = false;
   const stop = async () => {

@@ -1,23 +1,7 @@
 // Display formatting only; no app logic here.
 
-const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-/** Decimal units (1 KB = 1000 B), as file managers on most systems show sizes. */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '–';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  const digits = unit === 0 || value >= 100 ? 0 : value >= 10 ? 1 : 2;
-  return `${value.toFixed(digits)} ${BYTE_UNITS[unit]}`;
-}
-
-export function formatRate(bytesPerSecond: number): string {
-  return `${formatBytes(bytesPerSecond)}/s`;
-}
+// Sizes and rates: the one convention shared with the CLI (binary units, KiB/MiB/GiB).
+export { formatBytes, formatRate } from '../src-shared/units';
 
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '–';

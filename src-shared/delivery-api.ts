@@ -1,4 +1,4 @@
-// The delivery API's resources (../shared/spec/delivery-api.md) as zod schemas; the types are
+// The delivery API's resources (as docs/contracts.md §6 records it) as zod schemas; the types are
 // inferred from them, so a shape is declared once. Types and schemas only: no Node, no Electron
 // (the renderer imports the types).
 //

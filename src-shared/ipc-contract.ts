@@ -11,11 +11,12 @@ import type { CollectionDetail, CollectionSummary, Me, SetsPage } from './delive
 import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
 import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
+import type { SecretStoreKind } from './secret-store-kind';
 import { settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
 
 export type { CollectionDatasetSettings, SettingsPatch, SettingsView, Account } from './settings';
 
-export type SecretStoreKind = 'keychain' | 'safe-storage' | 'memory';
+export type { SecretStoreKind };
 
 export type IpcErrorKind =
   | 'invalid_argument' // the window sent something the contract does not allow

@@ -1,4 +1,4 @@
-// The recruiter API's resources (../shared/spec/recruiter-api.md) as zod schemas, with the
+// The recruiter API's resources (as docs/contracts.md §6 records it) as zod schemas, with the
 // types inferred from them, and the request types. Types and schemas only: no Node, no Electron.
 //
 // The spec shows almost no response fields, so the schemas require only what the client cannot

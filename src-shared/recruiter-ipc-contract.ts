@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type {
   Application, DataChamp, DataChampsPage, Job, JobDetail, JobsPage, Match,
 } from './recruiter-api';
-import type { SecretStoreKind } from './ipc-contract';
+import type { SecretStoreKind } from './secret-store-kind';
 import { apiKeySchema, args, baseUrlSchema, bool, decimal, integer, matching, noArgument, oneOf, text } from './schema-kit';
 
 export type {

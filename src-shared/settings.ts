@@ -3,6 +3,7 @@
 // schema electron-store and conf enforce on the file. API keys never go here.
 import { z } from 'zod';
 import { bool, integer, matching, text } from './schema-kit';
+import { GiB, MiB } from './units';
 
 /** Parallel downloads of one sync: declared here once for the settings, the IPC contract, the engine and the CLI. */
 export const CONCURRENCY = { min: 1, max: 16 } as const;
@@ -17,30 +18,39 @@ export const autoSyncMinutesSchema = z.union([z.null(), integer(15, 60, autoSync
 
 /**
  * The app's bandwidth limit in bytes per second (the engine's bwlimitBytesPerSecond): null or
- * absent = no limit. Shown in MB/s (decimal, like every size in the window); 10 kB/s to 10 GB/s.
+ * absent = no limit. Shown and typed in MiB/s, the unit of the CLI's `--bwlimit 10M` and of
+ * every size in the window (units.ts). The stored range stays 10000 B/s (files written when the
+ * field was in decimal MB/s stay valid) to 10 GiB/s.
  */
-export const BWLIMIT = { min: 10_000, max: 10_000_000_000 } as const;
-const bwlimitRule = 'null (no limit) or an integer number of bytes per second from 10000 to 10000000000';
+export const BWLIMIT = { min: 10_000, max: 10 * GiB } as const;
+const bwlimitRule = `null (no limit) or an integer number of bytes per second from ${BWLIMIT.min} to ${BWLIMIT.max}`;
 export const bwlimitSchema = z.union([z.null(), integer(BWLIMIT.min, BWLIMIT.max, bwlimitRule)], {
   error: (iss) => `must be ${bwlimitRule}, got ${typeof iss.input === 'number' ? String(iss.input) : typeof iss.input}.`,
 });
 
+/** What the Settings field takes, in MiB/s: 0.01 to 10240. */
+export const BWLIMIT_FIELD_MIB = { min: 0.01, max: BWLIMIT.max / MiB } as const;
+
 /**
- * What the Settings field accepts: MB/s with a decimal point or comma ("2", "0.5", "2,5");
+ * What the Settings field accepts: MiB/s with a decimal point or comma ("2", "0.5", "2,5");
  * empty or 0 = no limit. Answers the bytes per second (null = no limit) or why it is refused.
  */
-export function parseBwlimitMegabytes(typed: string): { ok: true; bytesPerSecond: number | null } | { ok: false; problem: string } {
+export function parseBwlimitMebibytes(typed: string): { ok: true; bytesPerSecond: number | null } | { ok: false; problem: string } {
   const text = typed.trim();
   if (text === '' || /^0+([.,]0*)?$/.test(text)) return { ok: true, bytesPerSecond: null };
   const shown = `"${text.slice(0, 20)}"`;
-  if (!/^-?(\d+([.,]\d*)?|[.,]\d+)$/.test(text)) return { ok: false, problem: `must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got ${shown}.` };
-  const megabytes = Number(text.replace(',', '.'));
-  if (megabytes < 0) return { ok: false, problem: `cannot be negative, got ${shown}: use empty or 0 for no limit.` };
-  const bytesPerSecond = Math.round(megabytes * 1_000_000);
-  if (bytesPerSecond < BWLIMIT.min || bytesPerSecond > BWLIMIT.max) {
-    return { ok: false, problem: `must be from ${BWLIMIT.min / 1_000_000} to ${BWLIMIT.max / 1_000_000} MB/s (empty or 0 for no limit), got ${shown}.` };
+  if (!/^-?(\d+([.,]\d*)?|[.,]\d+)$/.test(text)) return { ok: false, problem: `must be a number of MiB/s such as 2 or 0.5 (empty or 0 for no limit), got ${shown}.` };
+  const mebibytes = Number(text.replace(',', '.'));
+  if (mebibytes < 0) return { ok: false, problem: `cannot be negative, got ${shown}: use empty or 0 for no limit.` };
+  if (mebibytes < BWLIMIT_FIELD_MIB.min || mebibytes > BWLIMIT_FIELD_MIB.max) {
+    return { ok: false, problem: `must be from ${BWLIMIT_FIELD_MIB.min} to ${BWLIMIT_FIELD_MIB.max} MiB/s (empty or 0 for no limit), got ${shown}.` };
   }
-  return { ok: true, bytesPerSecond };
+  return { ok: true, bytesPerSecond: Math.round(mebibytes * MiB) };
+}
+
+/** A stored limit as the field shows it: MiB/s, at most 3 decimals ("" = no limit). */
+export function bwlimitFieldText(bytesPerSecond: number | null): string {
+  return bytesPerSecond === null ? '' : String(Number((bytesPerSecond / MiB).toFixed(3)));
 }
 
 export const accountIdSchema = matching(64, /^[A-Za-z0-9_-]{1,64}$/, 'an account id (letters, digits, _ and -)');

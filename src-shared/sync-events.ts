@@ -177,7 +177,7 @@ export interface SyncSummary {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
-  /** 0 all verified, 1 some failed, 2 usage/config, 3 auth, 4 unreachable (DESIGN 1.2). */
+  /** 0 all verified, 1 some failed, 2 usage/config, 3 auth, 4 unreachable (docs/contracts.md §2). */
   exitCode: 0 | 1 | 2 | 3 | 4;
   cancelled: boolean;
   /** Set when the sync stopped as a whole (bad key, unreachable service, lock held, DEST not writable...). */

@@ -49,7 +49,7 @@ export async function scenarioResume(ctx: BenchContext): Promise<Section> {
         [[size, killedAt, held, left, firstRun.note?.split(':')[0] ?? 'exit 0', st.fileBytesSent, fmt(ratio, 4), fmt(second.wallMs / 1000), second.summary?.bytesHashed ?? 'n/a']],
       ),
       '',
-      `The second run hashed the ${held} held bytes first (DESIGN 1.3) and then asked \`Range: bytes=${held}-\`.`,
+      `The second run hashed the ${held} held bytes first (docs/contracts.md §4) and then asked \`Range: bytes=${held}-\`.`,
     ];
     return {
       title: 'Scenario 4: resume after SIGKILL at half of 1 GiB',

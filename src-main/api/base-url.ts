@@ -1,4 +1,4 @@
-// Base URLs must be https, except loopback hosts, which may use http (DESIGN 1.2). The API
+// Base URLs must be https, except loopback hosts, which may use http (docs/contracts.md §2). The API
 // key travels in every request, so a plain-http remote host would leak it.
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

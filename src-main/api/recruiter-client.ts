@@ -1,4 +1,4 @@
-// Typed client of the recruiter API (../shared/spec/recruiter-api.md) over undici. Requests,
+// Typed client of the recruiter API (as docs/contracts.md §6 records it) over undici. Requests,
 // status mapping, bounds and redaction are the shared boundary's (http.ts); every answer is
 // checked against its schema (src-shared/recruiter-api.ts) before a caller sees it; every
 // failure is one ApiError. The API key is sent only in the Authorization header and never

@@ -1,8 +1,7 @@
-// The CLI commands (DESIGN 1.2). Each returns its exit code; printing goes to the given streams.
-import path from 'node:path';
+// The CLI commands (docs/contracts.md §2). Each returns its exit code; printing goes to the given streams.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
-import { createDeliveryClient } from '../api/delivery-client';
+import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import { isApiError, type ApiError } from '../api/errors';
 import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
@@ -14,7 +13,10 @@ import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
 import { openDestination } from '../sync/destination/open';
 import { emptyState, loadState } from '../sync/state';
 import type { SyncTuning } from '../../src-shared/sync-events';
-import { verifyFolder } from '../sync/verify';
+import { verifyDataset } from '../sync/verify';
+import { parseDestination } from '../sync/destination/parse-destination';
+import type { Destination } from '../sync/destination/destination';
+import type { CollectionDetail, CollectionSummary } from '../../src-shared/delivery-api';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
 import { createJsonLineWriter } from './json-lines';
@@ -104,6 +106,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
     collection: { type: 'string' },
     dest: { type: 'string' },
     'consents-dir': { type: 'string' },
+    's3-endpoint': { type: 'string' },
     concurrency: { type: 'string' },
     bwlimit: { type: 'string' },
     'exclude-gold': { type: 'boolean' },
@@ -139,6 +142,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
         collectionId,
         dest,
         consentsDir: typeof v['consents-dir'] === 'string' ? v['consents-dir'] : undefined,
+        ...(typeof v['s3-endpoint'] === 'string' ? { s3Endpoint: v['s3-endpoint'] } : {}),
         concurrency,
         ...(bwlimitBytesPerSecond !== undefined ? { bwlimitBytesPerSecond } : {}),
         excludeGold: v['exclude-gold'] === true,
@@ -163,23 +167,47 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
 }
 
 export async function verifyCommand(argv: string[], io: Io): Promise<number> {
-  const v = parse(argv, { dest: { type: 'string' }, json: { type: 'boolean' }, repair: { type: 'boolean' }, 'base-url': { type: 'string' }, concurrency: { type: 'string' } });
+  const v = parse(argv, {
+    dest: { type: 'string' },
+    's3-endpoint': { type: 'string' },
+    json: { type: 'boolean' },
+    repair: { type: 'boolean' },
+    'base-url': { type: 'string' },
+    concurrency: { type: 'string' },
+  });
   const dest = required(v, 'dest');
   const json = v.json === true;
+  const s3Endpoint = typeof v['s3-endpoint'] === 'string' ? v['s3-endpoint'] : undefined;
+  let destination: Destination;
+  try {
+    // A folder, or s3://BUCKET/PREFIX (endpoint, credentials and region as for sync).
+    destination = openDestination(parseDestination(dest, s3Endpoint ? { endpoint: s3Endpoint } : {}));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  try {
+    return await verifyAt(destination, dest, s3Endpoint, v, json, io);
+  } finally {
+    await destination.close().catch(() => undefined);
+  }
+}
+
+async function verifyAt(destination: Destination, dest: string, s3Endpoint: string | undefined, v: Record<string, string | boolean | undefined>, json: boolean, io: Io): Promise<number> {
   // Everything a repair needs is checked before the (long) hashing starts.
-  const repair = v.repair === true ? await repairTarget(dest, v) : undefined;
+  const repair = v.repair === true ? await repairTarget(destination, dest, v) : undefined;
   let report;
   try {
-    report = await verifyFolder(dest, (checked, total) => {
+    report = await verifyDataset(destination, (checked, total) => {
       if (io.stderr.isTTY && !json) io.stderr.write(`\rverifying ${checked}/${total}`);
     });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    io.stderr.write(`dataset-sync: cannot verify ${dest}: ${code === 'ENOENT' ? 'no manifest.csv there (has it been synced?)' : (e as Error).message}\n`);
+    io.stderr.write(`dataset-sync: cannot verify ${destination.label}: ${code === 'ENOENT' ? 'no manifest.csv there (has it been synced?)' : (e as Error).message}\n`);
     return 2;
   }
   if (io.stderr.isTTY && !json) io.stderr.write('\n');
-  if (json) io.stdout.write(JSON.stringify(report) + '\n');
+  // Every --json line is an object with a `type`, as sync's events are.
+  if (json) io.stdout.write(JSON.stringify({ type: 'verify', ...report }) + '\n');
   else {
     for (const p of report.missing) io.stdout.write(`missing  ${p}\n`);
     for (const p of report.changed) io.stdout.write(`changed  ${p}\n`);
@@ -195,7 +223,7 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
   const display = new SyncDisplay(io.stderr, io.stderr.isTTY === true && !json);
   const lines = createJsonLineWriter(io.stdout);
   const summary = await runRepair(
-    { ...repair, dest, tuning: tuningFromEnv() },
+    { ...repair, dest, ...(s3Endpoint ? { s3Endpoint } : {}), tuning: tuningFromEnv() },
     (e) => {
       if (json) lines.push(e);
       else display.handle(e);
@@ -209,8 +237,8 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
 }
 
 /** The service, collection and key a repair syncs from: recorded in DEST's engine state (--base-url if it has none). */
-async function repairTarget(dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
-  const { state } = await loadState(openDestination({ kind: 'folder', path: path.resolve(dest) })).catch(() => ({ state: emptyState() }));
+async function repairTarget(destination: Destination, dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
+  const { state } = await loadState(destination).catch(() => ({ state: emptyState() }));
   if (state.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
   // --base-url is for folders synced before the service was recorded; another service than the
   // recorded one is refused by the sync (exit 2) before anything is touched.
@@ -220,18 +248,59 @@ async function repairTarget(dest: string, v: Record<string, string | boolean | u
   return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
 }
 
+/** A collection of the list with its set counts (GET /collections/:id); null when the detail could not be had. */
+type ListedCollection = CollectionSummary & { sets: CollectionDetail['sets'] | null };
+
+/** The details, a few at a time: one request per collection, nothing downloaded. */
+async function withSetCounts(client: DeliveryClient, list: CollectionSummary[]): Promise<ListedCollection[]> {
+  const out: ListedCollection[] = new Array<ListedCollection>(list.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const i = next++;
+      const c = list[i]!;
+      try {
+        out[i] = { ...c, sets: (await client.getCollection(c.id)).sets };
+      } catch (e) {
+        // A 401 means no detail will come: stop as the list would have. Anything else leaves this row's counts unknown.
+        if (isApiError(e) && e.kind === 'auth') throw e;
+        out[i] = { ...c, sets: null };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, list.length) }, worker));
+  return out;
+}
+
+/** The human table: a header row, one row per collection; sizes are not in the API, so none are made up. */
+export function collectionsTable(rows: ListedCollection[]): string {
+  if (rows.length === 0) return 'No collections.\n';
+  const count = (n: number | undefined) => (n === undefined ? '?' : String(n));
+  const table = [
+    ['ID', 'STATUS', 'ACCEPTED', 'IN REVIEW', 'IN PROGRESS', 'TITLE'],
+    ...rows.map((c) => [String(c.id), c.status, count(c.sets?.accepted), count(c.sets?.in_review), count(c.sets?.in_progress), c.title]),
+  ];
+  const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));
+  const numeric = [true, false, true, true, true, false];
+  const lines = table.map((r) =>
+    r
+      .map((cell, col) => (col === r.length - 1 ? cell : numeric[col] ? cell.padStart(widths[col]!) : cell.padEnd(widths[col]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+  const unknown = rows.some((c) => c.sets === null) ? '? = the service did not give that collection\'s detail.\n' : '';
+  return `${lines.join('\n')}\n${unknown}Set counts by state; only accepted sets are synced. Sizes are not part of the collection detail: a sync shows them as it lists the sets.\n`;
+}
+
 export async function collectionsCommand(argv: string[], io: Io): Promise<number> {
   const v = parse(argv, { 'base-url': { type: 'string' }, json: { type: 'boolean' } });
   const baseUrl = baseUrlOf(v);
   const apiKey = await resolveApiKey(baseUrl);
-  const client = createDeliveryClient({ baseUrl, apiKey, connections: 1 });
+  const client = createDeliveryClient({ baseUrl, apiKey, connections: 4 });
   try {
-    const list = await client.listCollections();
-    if (v.json === true) io.stdout.write(JSON.stringify({ collections: list }) + '\n');
-    else {
-      if (list.length === 0) io.stdout.write('No collections.\n');
-      for (const c of list) io.stdout.write(`${String(c.id).padStart(6)}  ${c.status.padEnd(10)} ${c.title}\n`);
-    }
+    const list = await withSetCounts(client, await client.listCollections());
+    if (v.json === true) io.stdout.write(JSON.stringify({ type: 'collections', collections: list }) + '\n');
+    else io.stdout.write(collectionsTable(list));
     return 0;
   } catch (e) {
     if (!isApiError(e)) throw e;

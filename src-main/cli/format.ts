@@ -1,15 +1,7 @@
 // Small text helpers for human output.
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
+// Sizes: the one convention shared with the window (binary units, KiB/MiB/GiB).
+export { formatBytes, formatRate } from '../../src-shared/units';
 
 export function formatDuration(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds)) return '--:--';

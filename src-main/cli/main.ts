@@ -1,6 +1,16 @@
-// Entry of the headless CLI (DESIGN 1.2). bin/dataset-sync.mjs runs this file through tsx.
+// Entry of the headless CLI (docs/contracts.md §2). bin/dataset-sync.mjs runs
+// this file from a bundle (out/cli/main.mjs) or through tsx.
+import { readFileSync } from 'node:fs';
 import { collectionsCommand, loginCommand, logoutCommand, MissingKeyError, syncCommand, verifyCommand, type Io } from './commands';
-import { USAGE, UsageError } from './usage';
+import { commandUsage, isCommand, USAGE, UsageError } from './usage';
+
+/** package.json's version: two folders up from both this source and its bundle (out/cli/main.mjs). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
+}
+
+const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
 async function demoCommand(argv: string[]): Promise<number> {
   // The one place src-main touches the reference service, and only when asked to.
@@ -14,6 +24,10 @@ async function demoCommand(argv: string[]): Promise<number> {
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    if (isCommand(command) && wantsHelp(rest)) {
+      io.stdout.write(commandUsage(command));
+      return 0;
+    }
     switch (command) {
       case 'sync':
         return await syncCommand(rest, io);
@@ -30,7 +44,12 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       case '--help':
       case '-h':
       case 'help':
-        io.stdout.write(USAGE);
+        io.stdout.write(isCommand(rest[0]) ? commandUsage(rest[0]) : USAGE);
+        return 0;
+      case '--version':
+      case '-V':
+      case 'version':
+        io.stdout.write(`dataset-sync ${version()}\n`);
         return 0;
       default:
         throw new UsageError(command === undefined ? 'no command given' : `unknown command "${command}"`);

@@ -2,7 +2,7 @@
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
 import type { ProgressEvent, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
-import { bar, formatBytes, formatDuration } from './format';
+import { bar, formatBytes, formatDuration, formatRate } from './format';
 
 const PLAIN_INTERVAL_MS = 5000;
 const MAX_FILE_LINES = 8;
@@ -11,20 +11,27 @@ export class SyncDisplay {
   private drawnLines = 0;
   private lastPlain = 0;
   private lastProgress: ProgressEvent | undefined;
+  /** Warnings that come before the "Syncing collection…" header (the first requests retry while the folder opens): printed after it. */
+  private early: string[] | undefined = [];
+  /** After the summary nothing more is drawn (a late progress event would put a bar under it). */
+  private done = false;
 
   constructor(private readonly out: NodeJS.WriteStream, private readonly live: boolean) {}
 
   handle(e: SyncEvent): void {
+    if (this.done) return;
     switch (e.type) {
       case 'start':
         this.line(`Syncing collection ${e.collectionId} into ${e.dest}${e.full ? ' (full walk)' : e.watermark ? ` (changes since ${e.watermark})` : ''}`);
         if (e.consentsDir) this.line(`Consent records go to ${e.consentsDir}`);
+        this.flushEarly();
         break;
       case 'collection':
         this.line(`Collection ${e.collectionId} "${e.title}": ${e.acceptedSets} accepted sets`);
         break;
       case 'warning':
-        this.line(`warning: ${e.message}`);
+        if (this.early) this.early.push(`warning: ${e.message}`);
+        else this.line(`warning: ${e.message}`);
         break;
       case 'file':
         if (e.state === 'failed') this.line(`failed: ${e.path}: ${e.reason ?? ''}`);
@@ -44,10 +51,20 @@ export class SyncDisplay {
         }
         break;
       case 'summary':
+        // A sync that stopped before its header (service unreachable) still shows why it retried.
+        this.flushEarly();
         this.clear();
-        this.line(summaryText(e.summary));
+        this.done = true;
+        this.lastProgress = undefined;
+        this.out.write(summaryText(e.summary) + '\n');
         break;
     }
+  }
+
+  private flushEarly(): void {
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const text of early) this.line(text);
   }
 
   private clear(): void {
@@ -71,7 +88,7 @@ export class SyncDisplay {
     const lines = [progressLine(p)];
     for (const a of p.active.slice(0, MAX_FILE_LINES)) {
       const pct = a.sizeBytes > 0 ? Math.floor((a.bytesDone / a.sizeBytes) * 100) : 100;
-      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)} ${`${formatBytes(a.bytesPerSecond)}/s`.padStart(11)}  ${a.path}`);
+      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)} ${formatRate(a.bytesPerSecond).padStart(11)}  ${a.path}`);
     }
     if (p.active.length > MAX_FILE_LINES) lines.push(`  … and ${p.active.length - MAX_FILE_LINES} more`);
     this.out.write(lines.map((l) => (l.length > cols - 1 ? l.slice(0, cols - 1) : l)).join('\n') + '\n');
@@ -102,11 +119,23 @@ export function progressLine(p: ProgressEvent): string {
   const pct = Math.floor(p.fraction * 100);
   return (
     `[${bar(p.fraction, 24)}] ${String(pct).padStart(3)}%  sets ${p.setsDone}/${p.setsTotal}  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ` +
-    `files ${p.filesDone}/${p.filesTotal}  ${formatBytes(p.bytesPerSecond)}/s  ETA ${formatDuration(p.etaSeconds)}  ${phaseText(p)}`
+    `files ${p.filesDone}/${p.filesTotal}  ${formatRate(p.bytesPerSecond)}  ETA ${formatDuration(p.etaSeconds)}  ${phaseText(p)}`
   );
 }
 
+/** Nothing was downloaded, failed, withdrawn or found damaged: the dataset was already current. */
+export function isNoOp(s: SyncSummary): boolean {
+  const damaged = s.diskCheck ? s.diskCheck.missing + s.diskCheck.changed : 0;
+  return s.exitCode === 0 && !s.fatal && !s.cancelled && s.filesDownloaded === 0 && s.filesFailed === 0 && s.setsFailed === 0 && s.setsNotServed.length === 0 && damaged === 0;
+}
+
 export function summaryText(s: SyncSummary): string {
+  const took = `${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests`;
+  if (isNoOp(s)) {
+    // The counts of a no-op (the sets of the overlap window looked at again) read as work done: say it plainly.
+    const onDisk = s.diskCheck ? `${s.diskCheck.files} files on disk checked (size and time; nothing hashed)` : `${s.filesUpToDate} files checked`;
+    return `Up to date: nothing new since the last sync, nothing downloaded.\n${onDisk}; ${took}`;
+  }
   const head = s.fatal
     ? `Sync stopped: ${s.fatal.message}`
     : s.cancelled
@@ -117,7 +146,7 @@ export function summaryText(s: SyncSummary): string {
   const body =
     `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}); ` +
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +
-    `${formatBytes(s.bytesDownloaded)} in ${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests` +
+    `${formatBytes(s.bytesDownloaded)} in ${took}` +
     (s.diskCheck && s.diskCheck.missing + s.diskCheck.changed > 0 ? `; found on disk: ${s.diskCheck.missing} missing, ${s.diskCheck.changed} changed` : '');
   return `${head}\n${body}`;
 }

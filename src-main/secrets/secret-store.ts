@@ -3,7 +3,9 @@
 // service, a delivery key and a recruiter key never overwrite each other. Without an entry
 // name the base URL's own entry is used (the CLI's `login`, and keys stored by older versions).
 
-export type SecretStoreKind = 'keychain' | 'safe-storage' | 'memory';
+import type { SecretStoreKind } from '../../src-shared/secret-store-kind';
+
+export type { SecretStoreKind };
 
 export interface SecretStore {
   readonly kind: SecretStoreKind;

@@ -1,5 +1,5 @@
 // Consent records hold real names: they live apart from the dataset, one object `<id>.json` in
-// the consents destination (DESIGN 1.1; a folder in its consents role: folder 0700 when the sync
+// the consents destination (docs/contracts.md §1; a folder in its consents role: folder 0700 when the sync
 // creates it, records 0600, links resolved once at the start, see destination/local-folder.ts).
 import type { ConsentRecord } from '../../src-shared/delivery-api';
 import type { Destination } from './destination/destination';

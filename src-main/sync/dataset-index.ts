@@ -1,5 +1,5 @@
 // The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
-// (DESIGN 1.1), rewritten only when something changed.
+// (docs/contracts.md §1), rewritten only when something changed.
 import type { Destination } from './destination/destination';
 import { indexUnchanged, writeManifestAndSums } from './dataset';
 import type { RunState } from './run-state';

@@ -1,4 +1,4 @@
-// The dataset files under DEST (DESIGN 1.1): collection.json, sets/<id>/set.json (pseudonymous),
+// The dataset files under DEST (docs/contracts.md §1): collection.json, sets/<id>/set.json (pseudonymous),
 // manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present),
 // each written whole through Destination.writeAtomic (a folder: temp file + rename).
 import { Readable } from 'node:stream';
@@ -49,7 +49,7 @@ function pickAllowed(value: unknown, allowed: Allowed): unknown {
   return out;
 }
 
-// The documented fields (../shared/spec/delivery-api.md), record type by record type.
+// The documented fields (as docs/contracts.md §6 records it), record type by record type.
 const V = 'value';
 
 const COLLECTION_FIELDS = {

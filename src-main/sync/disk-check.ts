@@ -1,4 +1,4 @@
-// Every sync checks every recorded file cheaply (DESIGN 1.3): a regular file (lstat, so a link is
+// Every sync checks every recorded file cheaply (docs/contracts.md §4): a regular file (lstat, so a link is
 // never taken for it) with the size and mtime recorded at verification. Nothing is hashed; a file
 // that passes is trusted (`verify` is the command that re-hashes). A set with a file that fails
 // becomes pending, so this sync fetches it again (GET /sets/:id unless the walk returns it) and

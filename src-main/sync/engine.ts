@@ -1,6 +1,6 @@
-// The sync engine's entry (DESIGN 1.1 and 1.3). runSync never rejects for expected failures:
+// The sync engine's entry (docs/contracts.md §1 and §4). runSync never rejects for expected failures:
 // whole-sync failures come back as summary.fatal with an exit code. The engine receives what it
-// uses (DESIGN 2): the HTTP client, the clock its back-off waits on, the rate limiter every
+// uses (docs/contracts.md §7): the HTTP client, the clock its back-off waits on, the rate limiter every
 // downloaded byte passes and the gate its queue waits at; each has a default for real use.
 import type { DeliveryClient } from '../api/delivery-client';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';

@@ -1,4 +1,4 @@
-// A dataset folder belongs to one service and one collection (DESIGN 1.3): its watermark,
+// A dataset folder belongs to one service and one collection (docs/contracts.md §4): its watermark,
 // pending sets and records mean nothing for another, and reusing them would skip the other
 // service's sets for good. The state records both; a sync for another stops before it writes
 // or asks anything. A folder synced before the service was recorded takes the service of its

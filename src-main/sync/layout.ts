@@ -1,4 +1,4 @@
-// Where things live on disk (DESIGN 1.1). Every path part taken from the server has been
+// Where things live on disk (docs/contracts.md §1). Every path part taken from the server has been
 // checked by names.ts before it reaches these helpers.
 import path from 'node:path';
 

@@ -1,4 +1,4 @@
-// Server-given names and ids become path parts only after these checks (DESIGN 1.3).
+// Server-given names and ids become path parts only after these checks (docs/contracts.md §4).
 
 /** The only accepted form of files[].filename: set_<set_id>_slot_<nn>.<ext>, ext 1-8 alphanumerics. */
 const FILENAME = /^set_([1-9][0-9]{0,15})_slot_([0-9]{2,4})\.([A-Za-z0-9]{1,8})$/;

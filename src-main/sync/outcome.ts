@@ -1,5 +1,5 @@
 // How a sync ends: which failures stop it as a whole (summary.fatal) and the exit code each
-// maps to (DESIGN 1.2). The CLI maps API failures outside a sync with the same table.
+// maps to (docs/contracts.md §2). The CLI maps API failures outside a sync with the same table.
 import { isApiError, type ApiErrorKind } from '../api/errors';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import { DestinationError } from './destination/destination';

@@ -1,4 +1,4 @@
-// `verify --repair` and the app's Repair action (DESIGN 1.2): re-hash the dataset, then sync
+// `verify --repair` and the app's Repair action (docs/contracts.md §2): re-hash the dataset, then sync
 // exactly the sets holding a missing or changed file, after the set records stop vouching for
 // those files (repair-plan.ts, done by the sync under its lock). Extra files are listed by
 // verify and never deleted.

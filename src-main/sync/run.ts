@@ -1,4 +1,4 @@
-// One sync of one collection into DEST, from start to summary (DESIGN 1.1 and 1.3): take the
+// One sync of one collection into DEST, from start to summary (docs/contracts.md §1 and §4): take the
 // folder (lock, state), walk the accepted sets page by page feeding a bounded queue, fetch the
 // pending sets again, write the dataset index and the state, and say how it ended. What each set
 // needs is planned in set-plan.ts; counting is accounting.ts; exit codes are outcome.ts.

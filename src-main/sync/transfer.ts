@@ -1,4 +1,4 @@
-// One resumable, hashed download (DESIGN 1.3): bytes go to an Upload of the destination (a
+// One resumable, hashed download (docs/contracts.md §4): bytes go to an Upload of the destination (a
 // folder's .part file under DEST/.dataset-sync/partial), the SHA-256 is computed while streaming
 // (held bytes first on resume), and the file becomes visible under its key only by the upload's
 // commit after the hash matched (a folder: rename, with the escape checks around it).

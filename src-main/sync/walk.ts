@@ -1,4 +1,4 @@
-// The page walk over accepted sets (DESIGN 1.3): per_page=200, `updated_since` = watermark
+// The page walk over accepted sets (docs/contracts.md §4): per_page=200, `updated_since` = watermark
 // minus an overlap, pages fetched lazily so the caller's bounded queue sets the pace.
 import type { DeliveryClient } from '../api/delivery-client';
 import { ApiError } from '../api/errors';

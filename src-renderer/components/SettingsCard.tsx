@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { concurrencySchema, parseBwlimitMegabytes } from '../../src-shared/settings';
+import { bwlimitFieldText, concurrencySchema, parseBwlimitMebibytes } from '../../src-shared/settings';
 import { useSettings } from '../stores/settings';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -50,23 +50,23 @@ export function SettingsCard() {
           )}
         </label>
         <label className="field">
-          <span>Bandwidth limit (MB/s)</span>
+          <span>Bandwidth limit (MiB/s)</span>
           <input
             type="text"
             inputMode="decimal"
             placeholder="no limit"
-            aria-label="Bandwidth limit (MB/s)"
-            defaultValue={settings.bwlimitBytesPerSecond === null ? '' : String(settings.bwlimitBytesPerSecond / 1_000_000)}
+            aria-label="Bandwidth limit (MiB/s)"
+            defaultValue={bwlimitFieldText(settings.bwlimitBytesPerSecond)}
             aria-invalid={bwlimitProblem !== null}
             aria-describedby="bwlimit-hint"
             onChange={(e) => {
-              const parsed = parseBwlimitMegabytes(e.target.value);
+              const parsed = parseBwlimitMebibytes(e.target.value);
               setBwlimitProblem(parsed.ok ? null : `Bandwidth limit ${parsed.problem}`);
               if (parsed.ok) void update({ bwlimitBytesPerSecond: parsed.bytesPerSecond });
             }}
           />
           <small className="muted" id="bwlimit-hint">
-            Total download rate of a sync; empty or 0 = no limit. Applies from the next sync.
+            Total download rate of a sync in MiB/s (1 MiB = 1,048,576 bytes, as the CLI's --bwlimit 10M); empty or 0 = no limit. Applies from the next sync.
           </small>
           {bwlimitProblem && (
             <span className="error" role="alert">

@@ -1,5 +1,5 @@
 // The CLI as users run it: `node bin/dataset-sync.mjs ...` as a child process against the
-// in-process reference service. Exit codes per DESIGN 1.2.
+// in-process reference service. Exit codes per docs/contracts.md §2.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

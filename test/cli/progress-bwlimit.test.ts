@@ -69,7 +69,7 @@ describe('the human progress line', () => {
     fraction: 0.06, bytesPerSecond: 2 * MiB, etaSeconds: null, bytesRedownloaded: 0, active: [],
   };
   it('shows sets, the engine fraction as a percentage, the rate, an unknown ETA and the phase', () => {
-    expect(progressLine(base)).toMatch(/ 6% {2}sets 12\/200 .* 2\.0 MB\/s {2}ETA --:-- {2}listing sets$/);
+    expect(progressLine(base)).toMatch(/ 6% {2}sets 12\/200 .* 2\.00 MiB\/s {2}ETA --:-- {2}listing sets$/);
   });
   it('shows the walk retry countdown and a pause', () => {
     expect(progressLine({ ...base, phase: 'retrying', retry: { attempt: 3, of: 6, inSeconds: 8 } })).toMatch(/ retrying: attempt 3 of 6 in 8 s$/);

@@ -56,6 +56,19 @@ describe('npm run dev:web', () => {
     expect(answer).toMatchObject({ id: 1, result: { ok: true, value: { baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//) } } });
   });
 
+  it('prints the demo recruiter key next to the delivery key, and the printed recruiter key is accepted', async () => {
+    await expect.poll(() => stderr, { timeout: 10_000 }).toContain('Press Ctrl+C to stop.');
+    const delivery = /Delivery service: (\S+)\n {2}delivery key: (\S+) /.exec(stderr);
+    const recruiter = /Recruiter service: (\S+)\n.*\n {2}(\S+) {2}organisation "([^"]+)"/.exec(stderr);
+    expect(delivery, stderr).not.toBeNull();
+    expect(recruiter, stderr).not.toBeNull();
+    const me = await fetch(`${recruiter![1]}/me`, { headers: { Authorization: `Bearer ${recruiter![2]}`, Accept: 'application/json' } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { organization: { name: string } }).organization.name).toBe(recruiter![3]);
+    const collections = await fetch(`${delivery![1]}/collections`, { headers: { Authorization: `Bearer ${delivery![2]}`, Accept: 'application/json' } });
+    expect(collections.status).toBe(200);
+  });
+
   it('stops on Ctrl+C', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');

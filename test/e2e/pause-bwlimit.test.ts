@@ -17,8 +17,8 @@ const MiB = 1024 * 1024;
 const SETS = 8;
 const SLOTS = 2;
 const FILE_SIZE = MiB / 2;
-const TOTAL = SETS * SLOTS * FILE_SIZE; // 8 MiB: about 8.4 s at 1 MB/s
-const CAP = 1_000_000; // 1 MB/s, typed as "1" in the MB/s field
+const TOTAL = SETS * SLOTS * FILE_SIZE; // 8 MiB: about 8 s at 1 MiB/s
+const CAP = MiB; // 1 MiB/s, typed as "1" in the MiB/s field (the unit of --bwlimit 1M)
 
 let app: BrowserApp;
 let page: Page;
@@ -69,12 +69,12 @@ describe('bandwidth limit and pause from the app', () => {
   it('a limit typed in Settings caps the next sync at about that rate', { timeout: 120_000 }, async () => {
     await page.goto(app.bridge.url);
     await page.getByRole('banner').getByRole('button', { name: 'Settings' }).click();
-    const field = page.getByLabel('Bandwidth limit (MB/s)');
+    const field = page.getByLabel('Bandwidth limit (MiB/s)');
     // Refused with the reason, nothing saved.
     await field.fill('-1');
     expect(await page.getByRole('alert').textContent()).toBe('Bandwidth limit cannot be negative, got "-1": use empty or 0 for no limit.');
     await field.fill('fast');
-    expect(await page.getByRole('alert').textContent()).toMatch(/^Bandwidth limit must be a number of MB\/s/);
+    expect(await page.getByRole('alert').textContent()).toMatch(/^Bandwidth limit must be a number of MiB\/s/);
     expect(app.bridge.services.settings.view().bwlimitBytesPerSecond).toBeNull();
     await field.fill('1');
     await expect.poll(() => app.bridge.services.settings.view().bwlimitBytesPerSecond).toBe(CAP);

@@ -138,13 +138,13 @@ describe('progress truth on a 200-set sync', () => {
     await expect
       .poll(async () => (await firstRows.evaluateAll((rows) => rows.slice(0, 3).map((r) => (r as HTMLElement).dataset.fileId))).sort(), { timeout: 30_000 })
       .toEqual(trickled.map((f) => String(f.id)).sort());
-    await expect.poll(() => firstRows.nth(0).getByTestId('file-speed').textContent()).toMatch(/^\d+(\.\d+)? (B|KB)\/s$/);
+    await expect.poll(() => firstRows.nth(0).getByTestId('file-speed').textContent()).toMatch(/^\d+(\.\d+)? (B|KiB)\/s$/);
     expect(await page.locator('[role="row"][data-state="verified"]').count()).toBeGreaterThan(0);
     // Every set listed, only the trickled transfers left: the phase says so.
     await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 20_000 }).toMatch(/ · sets \d+ of 200 · .* · downloading · /);
     expect((await firstRows.evaluateAll((rows) => rows.slice(0, 3).map((r) => (r as HTMLElement).dataset.state))).every((st) => st === 'downloading')).toBe(true);
     // Once the rate window holds only the trickles, the rate and ETA are theirs (for the screenshot).
-    await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 10_000 }).toMatch(/ · (\d+ B|\d(\.\d+)? KB)\/s · /);
+    await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 10_000 }).toMatch(/ · (\d+ B|\d(\.\d+)? KiB)\/s · /);
     for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
     await page.getByRole('heading', { name: 'Files' }).scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollTo(0, 0));

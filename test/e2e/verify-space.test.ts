@@ -62,7 +62,7 @@ describe('verify in the app', () => {
     expect(await page.getByRole('button', { name: 'Syncing…' }).count()).toBe(0);
     expect(await sync.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Full rescan' }).isDisabled()).toBe(true);
-    const progress = page.getByTestId('verify-progress').filter({ hasText: /^Verifying: [1-7] of 8 files · [\d.]+ MB of 537 MB · [\d.]+ [KMG]?B\/s$/ });
+    const progress = page.getByTestId('verify-progress').filter({ hasText: /^Verifying: [1-7] of 8 files · [\d.]+ MiB of 512 MiB · [\d.]+ ([KMG]i)?B\/s$/ });
     await progress.waitFor({ timeout: 30_000 });
     const report = page.getByTestId('verify-report');
     await expect.poll(() => report.textContent(), { timeout: 60_000 }).toContain('Dataset differs from its manifest. 7 of 8 files OK · 1 missing · 0 changed · 0 extra');
@@ -111,7 +111,7 @@ describe('a sync that would not fit', () => {
     // Nothing on disk yet, so nothing to estimate: the running sync is held once what it listed exceeds the free space.
     await sync.click();
     await question.waitFor({ timeout: 30_000 });
-    expect(await question.textContent()).toMatch(/This sync still has [\d.]+ MB to download, but only [\d.]+ MB is free on the dataset's disk\. The sync is paused\./);
+    expect(await question.textContent()).toMatch(/This sync still has [\d.]+ MiB to download, but only [\d.]+ ([KMG]i)?B is free on the dataset's disk\. The sync is paused\./);
     // Focus in the dialog, on the safe answer.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel sync');
     expect(await page.getByTestId('sync-paused').textContent()).toMatch(/^Paused: not enough disk space\./);
@@ -134,10 +134,10 @@ describe('a sync that would not fit', () => {
 
     // A set is on disk now: the card estimates the next sync (the other accepted sets at that
     // size), and Sync asks before anything starts.
-    await expect.poll(() => page.getByTestId('card-to-download').textContent()).toMatch(/^about [\d.]+ MB \(7 new accepted sets, estimated\) — this will not fit/);
+    await expect.poll(() => page.getByTestId('card-to-download').textContent()).toMatch(/^about [\d.]+ MiB \(7 new accepted sets, estimated\) — this will not fit/);
     await sync.click();
     await question.waitFor();
-    expect(await question.textContent()).toMatch(/This sync will download about [\d.]+ MB \(7 new accepted sets at the average size of those on disk\), but only [\d.]+ MB is free/);
+    expect(await question.textContent()).toMatch(/This sync will download about [\d.]+ MiB \(7 new accepted sets at the average size of those on disk\), but only [\d.]+ ([KMG]i)?B is free/);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Don't sync");
     expect(app.bridge.services.syncs.runningCollections()).toEqual([]); // nothing started
     await question.getByRole('button', { name: "Don't sync" }).click();

@@ -1,4 +1,4 @@
-// The performance shortcuts of the engine keep the contracts (DESIGN 1.1, 1.3):
+// The performance shortcuts of the engine keep the contracts (docs/contracts.md §1, §4):
 // - a no-op sync leaves manifest.csv, SHA256SUMS and state.json untouched (skipped rewrite),
 //   but a verified file the user removed, or swapped for a symlink, is noticed by the same
 //   no-op sync and downloaded again (the lists are rewritten);

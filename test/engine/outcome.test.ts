@@ -1,4 +1,4 @@
-// One table maps how a sync (or a CLI command outside a sync) ends to its exit code (DESIGN 1.2).
+// One table maps how a sync (or a CLI command outside a sync) ends to its exit code (docs/contracts.md §2).
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, summaryExitCode } from '../../src-main/sync/outcome';
 

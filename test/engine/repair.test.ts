@@ -1,4 +1,4 @@
-// `verify --repair` end to end through the CLI (issue 12, DESIGN 1.2): a deleted file and a file
+// `verify --repair` end to end through the CLI (issue 12, docs/contracts.md §2): a deleted file and a file
 // with one byte flipped (size and mtime kept, so a sync's stat check trusts it) are reported by
 // verify, downloaded again by verify --repair, and SHA256SUMS verifies; an extra file is listed
 // and kept.

@@ -1,5 +1,5 @@
 // A normal sync heals the folder, and a folder belongs to one service and one collection
-// (DESIGN 1.3; issue 12). Before: deleting, truncating or appending to a verified file and
+// (docs/contracts.md §4; issue 12). Before: deleting, truncating or appending to a verified file and
 // running a plain sync said "all up to date"; a second service whose collection had the same id
 // reused the first one's watermark and synced nothing. Real service, real files.
 import { promises as fs, lstatSync, readFileSync } from 'node:fs';

@@ -37,28 +37,28 @@ describe('SettingsCard', () => {
 });
 
 describe('SettingsCard: bandwidth limit', () => {
-  it('takes MB/s (empty or 0 = no limit), says why a value is refused, and saves bytes per second', async () => {
+  it('takes MiB/s (empty or 0 = no limit), says why a value is refused, and saves bytes per second', async () => {
     const api = new FakeRendererApi().handle('settings:update', (patch) => ok({ ...SETTINGS, ...patch }));
     setRendererApi(api);
     render(<SettingsCard />);
-    const input = screen.getByLabelText('Bandwidth limit (MB/s)') as HTMLInputElement;
+    const input = screen.getByLabelText('Bandwidth limit (MiB/s)') as HTMLInputElement;
     expect(input.value).toBe('');
     for (const [typed, shown] of [
       ['-2', 'Bandwidth limit cannot be negative, got "-2": use empty or 0 for no limit.'],
-      ['fast', 'Bandwidth limit must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got "fast".'],
-      ['1,250.5', 'Bandwidth limit must be a number of MB/s such as 2 or 0.5 (empty or 0 for no limit), got "1,250.5".'],
-      ['0.001', 'Bandwidth limit must be from 0.01 to 10000 MB/s (empty or 0 for no limit), got "0.001".'],
+      ['fast', 'Bandwidth limit must be a number of MiB/s such as 2 or 0.5 (empty or 0 for no limit), got "fast".'],
+      ['1,250.5', 'Bandwidth limit must be a number of MiB/s such as 2 or 0.5 (empty or 0 for no limit), got "1,250.5".'],
+      ['0.001', 'Bandwidth limit must be from 0.01 to 10240 MiB/s (empty or 0 for no limit), got "0.001".'],
     ]) {
       fireEvent.change(input, { target: { value: typed } });
       expect(screen.getByRole('alert').textContent).toBe(shown);
     }
     expect(api.calls.filter((c) => c.channel === 'settings:update')).toEqual([]);
     fireEvent.change(input, { target: { value: '2,5' } });
-    await waitFor(() => expect(useSettings.getState().settings?.bwlimitBytesPerSecond).toBe(2_500_000));
+    await waitFor(() => expect(useSettings.getState().settings?.bwlimitBytesPerSecond).toBe(2_621_440));
     expect(screen.queryByRole('alert')).toBeNull();
     fireEvent.change(input, { target: { value: '0' } });
     await waitFor(() => expect(useSettings.getState().settings?.bwlimitBytesPerSecond).toBeNull());
-    expect(api.calls.filter((c) => c.channel === 'settings:update').map((c) => c.arg)).toEqual([{ bwlimitBytesPerSecond: 2_500_000 }, { bwlimitBytesPerSecond: null }]);
+    expect(api.calls.filter((c) => c.channel === 'settings:update').map((c) => c.arg)).toEqual([{ bwlimitBytesPerSecond: 2_621_440 }, { bwlimitBytesPerSecond: null }]);
     expect(screen.getByText(/Applies from the next sync/)).toBeTruthy();
   });
 });

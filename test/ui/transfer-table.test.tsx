@@ -58,7 +58,7 @@ describe('TransferTable', () => {
     expect(text(5)).toContain('Up to date');
     expect(text(6)).toContain('Failed: No longer offered');
     expect(dataRows().map((r) => r.textContent).join(' ')).not.toContain('/api/v1/partner');
-    expect(text(1)).toContain('64.0 KB');
+    expect(text(1)).toContain('62.5 KiB');
   });
 
   it('pins transfers in flight on top with their own speed, then failures, then the rest in reported order', () => {
@@ -72,8 +72,8 @@ describe('TransferTable', () => {
     render(<TransferTable rows={next.rows} counts={next.stateCounts} />);
     const rendered = dataRows();
     expect(rendered.slice(0, 5).map((r) => r.dataset.fileId)).toEqual(['7', '33', '40', '25', '1']);
-    expect(within(rendered[0]!).getByTestId('file-speed').textContent).toBe('1.50 MB/s');
-    expect(within(rendered[2]!).getByTestId('file-speed').textContent).toBe('2.05 KB/s');
+    expect(within(rendered[0]!).getByTestId('file-speed').textContent).toBe('1.43 MiB/s');
+    expect(within(rendered[2]!).getByTestId('file-speed').textContent).toBe('2.00 KiB/s');
     expect(rendered[2]?.textContent).toContain('Downloading 50%');
     expect(within(rendered[4]!).getByTestId('file-speed').textContent).toBe('');
     // Once the run ends no row keeps a speed.

@@ -1,4 +1,4 @@
-// Where a dataset lives (DESIGN 2, "Destination"; rclone's Fs/Object): a local folder
+// Where a dataset lives (docs/contracts.md §7, "Where the engine is going"; rclone's Fs/Object): a local folder
 // (local-folder.ts) or an S3-compatible bucket (s3-bucket.ts). The engine — plan, transfer,
 // dataset files, verify, repair — reaches files and objects only through this interface; every
 // POSIX detail (O_NOFOLLOW, symlink and escape checks, rename, partial files) belongs to the
@@ -19,7 +19,7 @@ export interface ObjectInfo {
   /**
    * Changes whenever the object's bytes may have changed, and is cheap to read for every object
    * at once: a folder's mtime in ms (as the decimal string of the number), a bucket's ETag. The
-   * engine records it when a file is verified; a sync compares it (DESIGN 1.3: "same size and
+   * engine records it when a file is verified; a sync compares it (docs/contracts.md §4: "the same size and
    * mtime") and hashes nothing.
    */
   stamp: string;
@@ -82,7 +82,7 @@ export interface Upload {
   discard(): Promise<void>;
 }
 
-/** A recorded object the engine expects to find (disk check; DESIGN 1.3). */
+/** A recorded object the engine expects to find (disk check; docs/contracts.md §4). */
 export interface ExpectedObject {
   key: string;
   size: number;
@@ -203,7 +203,7 @@ export interface Destination {
 }
 
 /**
- * The destination beside this one with `suffix` added to its name (DESIGN 1.1): `DEST.consents`,
+ * The destination beside this one with `suffix` added to its name (docs/contracts.md §1): `DEST.consents`,
  * `DEST.withdrawn`; for a bucket `PREFIX.consents/` in the same bucket. Never inside it.
  */
 export function siblingSpec(spec: DestinationSpec, suffix: '.consents' | '.withdrawn'): DestinationSpec {
@@ -226,7 +226,7 @@ export type DestinationSpec =
   | {
       kind: 'bucket';
       bucket: string;
-      /** Not empty, no leading or trailing '/': keys go under `${prefix}/` (DESIGN 1.2 layout under PREFIX). */
+      /** Not empty, no leading or trailing '/': keys go under `${prefix}/` (docs/contracts.md §1, object storage). */
       prefix: string;
       /** Absent: AWS (from the SDK's default chain and region). */
       endpoint?: string;

@@ -4,7 +4,7 @@
 // reads, folders made part by part and checked with lstat, atomic temp + rename writes, the lock,
 // the escape checks around a commit's rename. This class maps keys to paths and composes them.
 //
-// Layout (DESIGN 1.1): DEST/<key>; engine state in DEST/.dataset-sync (stateDir): part files
+// Layout (docs/contracts.md §1): DEST/<key>; engine state in DEST/.dataset-sync (stateDir): part files
 // `partial/<resumeKey>.part`, temp files of atomic writes in `tmp/` (emptied when the lock is
 // taken), `lock`, `state.json`, `sets.jsonl`, `history.jsonl`.
 //

@@ -13,7 +13,7 @@ export function openDestination(spec: DestinationSpec, credentials?: BucketCrede
 
 /**
  * The consents folder of a dataset: `consentsDir` when given, else the sibling `DEST.consents`
- * (DESIGN 1.1). A folder is resolved to its real path now and refused when it is the dataset
+ * (docs/contracts.md §1). A folder is resolved to its real path now and refused when it is the dataset
  * folder or inside it (DestinationError 'config').
  */
 export function openConsents(dataset: DestinationSpec, consentsDir?: string, bucket: BucketEnvOptions & { credentials?: BucketCredentials } = {}): Destination {

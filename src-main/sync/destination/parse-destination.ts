@@ -1,4 +1,4 @@
-// What the CLI's --dest/--consents-dir and the settings accept (DESIGN 1.2): `s3://BUCKET/PREFIX`
+// What the CLI's --dest/--consents-dir and the settings accept (docs/contracts.md §2): `s3://BUCKET/PREFIX`
 // is a bucket destination, anything else a folder path. The bucket's endpoint comes from an
 // explicit --s3-endpoint, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS; the region
 // from AWS_REGION (default us-east-1); path-style addressing for IP and loopback endpoints.

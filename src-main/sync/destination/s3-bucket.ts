@@ -1,4 +1,4 @@
-// A dataset in an S3-compatible bucket (issue 20; DESIGN 1.2 "Object storage"): every key of
+// A dataset in an S3-compatible bucket (issue 20; docs/contracts.md §2 "Object storage"): every key of
 // destination.ts becomes the object PREFIX/key. The S3 details live in s3/: the client
 // (client.ts), errors in words (errors.ts), resumable multipart uploads staged locally
 // (upload.ts) and the lock object (lock.ts).

@@ -1,6 +1,6 @@
 // The consents folder (LocalFolder in its consents role): consent records hold real names, so
 // they live apart from the dataset in CONSENTS/<id>.json, folder 0700 when the sync creates it,
-// files 0600 (DESIGN 1.1). A consents folder given as a link is resolved once, at the start; its
+// files 0600 (docs/contracts.md §1). A consents folder given as a link is resolved once, at the start; its
 // real path is what the sync uses and reports.
 import { constants, promises as fs, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';

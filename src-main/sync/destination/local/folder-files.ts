@@ -250,7 +250,7 @@ export async function verifiedFile(key: string, file: string, size: number, sha2
 }
 
 /**
- * The disk check (DESIGN 1.3): one lstat per recorded file and one per folder on its way (a set
+ * The disk check (docs/contracts.md §4): one lstat per recorded file and one per folder on its way (a set
  * folder swapped for a link would otherwise pass its files off as present). Synchronous calls:
  * 40,000 lstatSync calls take ~0.1 s where promise-based ones took ~0.7 s of CPU. Folder answers
  * are remembered while the files of one folder follow each other (records come set by set).
