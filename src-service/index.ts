@@ -225,7 +225,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     if (fault?.type === 'latency') await sleep(fault.ms, trackTimer);
     if (res.destroyed) return;
 
-    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range', endlessFeed: fault?.type === 'endless_feed' });
     if (fault?.type === 'echo_auth') plan = withEcho(plan, authorizationOf(req));
     const streamFault = fault && isStreamFault(fault) ? fault : undefined;
     return sendPlan(req, res, plan, streamFault, {

@@ -58,7 +58,13 @@ export interface DeliveryContext {
   now: () => number;
 }
 
-export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx: DeliveryContext, opts: { ignoreRange: boolean }): ResponsePlan {
+export interface DeliveryFaults {
+  ignoreRange: boolean;
+  /** The `endless_feed` fault: has_more stays true and pages past the end repeat the last one. */
+  endlessFeed?: boolean;
+}
+
+export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx: DeliveryContext, opts: DeliveryFaults): ResponsePlan {
   const auth = authenticate(req, ctx.store, ctx.now());
   if (!auth.ok) return errorPlan(auth.status, auth.message, auth.status === 401 ? { 'www-authenticate': 'Bearer realm="delivery"' } : {});
   const route = matchRoute(path);
@@ -77,7 +83,7 @@ export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx
       return collection ? jsonPlan(200, collectionDetailJson(collection, store)) : errorPlan(404, `collection ${route.collectionId} not found`);
     }
     case 'GET /collections/:id/sets':
-      return listSets(route.collectionId, clientId, url, ctx);
+      return listSets(route.collectionId, clientId, url, ctx, opts.endlessFeed === true);
     case 'GET /collections/:id/sets/:set_id': {
       const collection = store.collectionFor(clientId, route.collectionId);
       if (!collection) return errorPlan(404, `collection ${route.collectionId} not found`);
@@ -100,7 +106,7 @@ function single(url: URL, name: string): string | undefined | { error: string } 
   return all[0];
 }
 
-function listSets(collectionId: number, clientId: number, url: URL, ctx: DeliveryContext): ResponsePlan {
+function listSets(collectionId: number, clientId: number, url: URL, ctx: DeliveryContext, endless: boolean): ResponsePlan {
   const { store, apiBase } = ctx;
   const collection = store.collectionFor(clientId, collectionId);
   if (!collection) return errorPlan(404, `collection ${collectionId} not found`);
@@ -140,14 +146,16 @@ function listSets(collectionId: number, clientId: number, url: URL, ctx: Deliver
   let sets = store.setsInOrder(collection.id, wanted);
   // Strictly after the given instant (fractions below a millisecond count).
   if (since !== undefined) sets = sets.filter((s) => s.updatedAt > (since as number));
-  const offset = (pageNumber - 1) * size;
+  let offset = (pageNumber - 1) * size;
+  // A broken server some clients meet: past the end it keeps answering its last page.
+  if (endless && offset >= sets.length) offset = Math.max(0, (Math.ceil(sets.length / size) - 1) * size);
   const pageSets = sets.slice(offset, offset + size);
   return jsonPlan(200, {
     sets: pageSets.map((s) => setJson(s, store, apiBase)),
     page: pageNumber,
     per_page: size,
     total: sets.length,
-    has_more: offset + size < sets.length,
+    has_more: endless || offset + size < sets.length,
   });
 }
 
