@@ -1,9 +1,10 @@
 // The delivery API (spec: delivery-api.md) as pure request -> ResponsePlan functions.
 
 import type { IncomingMessage } from 'node:http';
+import { clipBody } from '../clips';
 import { parseIso8601 } from '../iso8601';
 import { SET_STATUSES, type SetStatus } from '../model';
-import { errorPlan, jsonPlan, type ResponsePlan } from '../http/plan';
+import { errorPlan, jsonPlan, type BodySource, type ResponsePlan } from '../http/plan';
 import { collectionDetailJson, collectionSummaryJson, consentJson, meJson, setJson } from '../serialize';
 import type { Store } from '../store';
 import { authenticate } from './auth';
@@ -56,6 +57,8 @@ export interface DeliveryContext {
   /** Absolute base address, e.g. http://127.0.0.1:1234/api/v1/partner (for url fields). */
   apiBase: string;
   now: () => number;
+  /** The service's seed: part of every clip body's stamp (clips.ts). */
+  seed: number;
 }
 
 export interface DeliveryFaults {
@@ -172,14 +175,18 @@ function serveFile(req: IncomingMessage, fileId: number, clientId: number, ctx: 
     'cache-control': 'private, no-cache',
   };
   const decision = ignoreRange ? { kind: 'full' as const } : decideRange(headerValue(req.headers.range), headerValue(req.headers['if-range']), etag, file.size);
+  // A real clip is cut from memory per request (never kept); a synthetic body is read from disk.
+  const clip = file.clip;
+  const body = (start: number, end: number): BodySource =>
+    clip ? { kind: 'buffer', data: clipBody(clip, file.id, file.version, ctx.seed).subarray(start, end + 1), offset: start } : { kind: 'file', path: file.diskPath, start, end };
   switch (decision.kind) {
     case 'full':
-      return { status: 200, headers, body: { kind: 'file', path: file.diskPath, start: 0, end: file.size - 1 } };
+      return { status: 200, headers, body: body(0, file.size - 1) };
     case 'partial':
       return {
         status: 206,
         headers: { ...headers, 'content-range': `bytes ${decision.start}-${decision.end}/${file.size}` },
-        body: { kind: 'file', path: file.diskPath, start: decision.start, end: decision.end },
+        body: body(decision.start, decision.end),
       };
     case 'unsatisfiable':
       return errorPlan(416, `range not satisfiable: file ${fileId} has ${file.size} bytes`, { 'content-range': `bytes */${file.size}`, 'accept-ranges': 'bytes' });
