@@ -99,6 +99,8 @@ export async function* walkAcceptedSets(
       }
       yield res;
       if (!more) break;
+      // A list that changed under the walk explains repeated sets (sets leaving shift pages back): walk it again.
+      if (!goesOn && changed !== undefined) break;
       if (!goesOn) {
         // Stopped, not failed: what was listed syncs and is kept. The watermark may advance only
         // when every set `total` announces was listed (and the list held still); otherwise the
@@ -109,7 +111,7 @@ export async function* walkAcceptedSets(
           `The service's list of accepted sets did not end: page ${page} still says has_more, but ${why}. ` +
           `The walk stopped there and syncs the ${listed.size} set${listed.size === 1 ? '' : 's'} listed` +
           (complete ? ` (all ${maxTotal} the service counts).` : ` of the ${maxTotal} the service counts; the next sync lists them again.`);
-        outcome.stable = changed === undefined && complete;
+        outcome.stable = complete;
         onRetry?.(outcome.cutShort);
         return;
       }
