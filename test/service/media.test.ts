@@ -259,7 +259,7 @@ describe('media fault switches', () => {
 });
 
 describe('synthetic bodies when a size is asked for', () => {
-  it('fileSize gives bodies of that size, as before', async () => {
+  it('fileSize gives bodies of that size, as before; media faults still switch', async () => {
     const other = await startTestService({ sets: 2, fileSize: 5000 });
     try {
       const sets = await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection);
@@ -267,6 +267,15 @@ describe('synthetic bodies when a size is asked for', () => {
         expect(f.size_bytes).toBe(5000);
         expect(sha256((await getBytes(f.url, other.mainKey)).body)).toBe(f.sha256);
       }
+      // Media faults work there too: the file becomes a real clip (which the listing may lie about), and back.
+      const target = sets[0]!.files[0]!;
+      await other.admin.addMediaFault('too_small', { set_id: sets[0]!.id });
+      const faulty = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]!.files[0]!;
+      expect([faulty.media.width, faulty.media.height]).toEqual([160, 120]);
+      expect(sha256((await getBytes(faulty.url, other.mainKey)).body)).toBe(faulty.sha256);
+      await other.admin.clearMediaFaults();
+      const back = (await walkSets(other.deliveryBaseUrl, other.mainKey, other.mainCollection))[0]!.files[0]!;
+      expect([back.size_bytes, back.sha256]).toEqual([5000, target.sha256]);
     } finally {
       await other.stop();
     }
