@@ -1,10 +1,12 @@
 // Typed HTTP client of the admin interface, for tests, benchmarks and the demo.
 // Every method throws AdminError on a non-2xx answer, with the service's message.
 
+import type { MediaFaultEntry, MediaFaultKind } from './admin/media-faults';
 import type { Fault, FaultEntry, FaultMatch } from './faults';
 import type { StatsSnapshot } from './stats';
 
 export type { Fault, FaultEntry, FaultMatch } from './faults';
+export type { MediaFaultEntry, MediaFaultKind } from './admin/media-faults';
 export type { StatsSnapshot, TimelineEvent } from './stats';
 
 /** Set as the delivery API serializes it (kept loose: the service side owns no client types). */
@@ -24,7 +26,8 @@ export interface AdminState {
     id: number;
     client: string;
     client_id: number;
-    file_size: number;
+    /** null: the collection serves real demo videos. */
+    file_size: number | null;
     slots: number;
     accepted_set_ids: number[];
     accepted_sets: Array<{
@@ -90,8 +93,29 @@ export class AdminClient {
     return (await this.call<{ faults: FaultEntry[] }>('GET', '/faults')).faults;
   }
 
+  /** Clears the request faults and the media faults. */
   async clearFaults(): Promise<void> {
     await this.call('DELETE', '/faults');
+  }
+
+  /**
+   * Switches a media fault on for one file (default: slot 1 of a set of the main collection
+   * chosen by the kind); the answer names the set, slot and file.
+   */
+  async addMediaFault(kind: MediaFaultKind, target: { set_id?: number; slot_index?: number } = {}): Promise<MediaFaultEntry> {
+    return this.call<MediaFaultEntry>('POST', '/media-faults', { kind, ...target });
+  }
+
+  async listMediaFaults(): Promise<MediaFaultEntry[]> {
+    return (await this.call<{ media_faults: MediaFaultEntry[] }>('GET', '/media-faults')).media_faults;
+  }
+
+  async clearMediaFaults(): Promise<void> {
+    await this.call('DELETE', '/media-faults');
+  }
+
+  async deleteMediaFault(id: number): Promise<void> {
+    await this.call('DELETE', `/media-faults/${id}`);
   }
 
   async deleteFault(id: number): Promise<void> {

@@ -4,7 +4,10 @@
 import { parseArgs } from 'node:util';
 import { startReferenceService } from './index';
 
-const USAGE = 'usage: dataset-sync demo [--port P] [--sets N] [--file-size BYTES] [--seed S] [--data-dir DIR]';
+const USAGE =
+  'usage: dataset-sync demo [--port P] [--sets N] [--file-size BYTES] [--seed S] [--data-dir DIR] [--media-faults]\n' +
+  '  real demo videos by default; --file-size serves synthetic bodies of that size instead;\n' +
+  '  --media-faults starts with one file of each media fault (too small, too short, wrong format, lying listings)';
 export const DEMO_DEFAULT_PORT = 8765;
 
 interface Io {
@@ -20,7 +23,7 @@ const processIo: Io = {
 };
 
 export async function runDemoCommand(argv: string[], io: Io = processIo): Promise<number> {
-  let values: Record<string, string | undefined>;
+  let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -30,10 +33,11 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
         'file-size': { type: 'string' },
         seed: { type: 'string' },
         'data-dir': { type: 'string' },
+        'media-faults': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
-    }) as { values: Record<string, string | undefined> });
+    }) as { values: Record<string, string | boolean | undefined> });
   } catch (error) {
     io.stderr(`demo: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -43,7 +47,7 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
   const limits: Record<string, [number, number]> = { port: [0, 65535], sets: [0, 1_000_000], 'file-size': [0, 2 ** 40], seed: [0, 2 ** 31 - 1] };
   for (const [name, [min, max]] of Object.entries(limits)) {
     const raw = values[name];
-    if (raw === undefined) continue;
+    if (typeof raw !== 'string') continue;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
       io.stderr(`demo: --${name} must be an integer from ${min} to ${max}, got "${raw}"\n${USAGE}`);
       return 2;
@@ -56,7 +60,8 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
     sets: numbers.sets,
     fileSize: numbers['file-size'],
     seed: numbers.seed,
-    dataDir: values['data-dir'],
+    dataDir: typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined,
+    mediaFaults: values['media-faults'] === true,
     quiet: false,
     log: io.stderr,
   }).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 // Deterministic demo data: the same seed and options always give the same accounts, keys,
-// ids, timestamps and (through media-store) file bodies. Bodies are written separately; here
-// every file gets its size and a `variant` that fixes its bytes.
+// ids, timestamps and file bodies. Bodies are chosen separately (index.ts: a real clip per file,
+// or synthetic bodies of a given size through media-store); here every file gets a size and
+// listing that synthetic bodies keep.
 
 import { createRandom, mixSeed, type Random } from './prng';
 import type {
@@ -133,7 +134,8 @@ class Builder {
       modality: 'video',
       participantsPerSet: 2,
       slots,
-      mediaRules: { min_width: 1280, min_height: 720, min_fps: 24, min_duration: 8, max_duration: 120, formats: plan.formats },
+      // What the clean demo clips satisfy (src-service/media/clips.json); the bad clips break one rule each.
+      mediaRules: { min_width: 320, min_height: 240, min_fps: 24, min_duration: 2, max_duration: 120, formats: plan.formats },
       participantFields: plan.participantFields,
       quotaField: plan.quotaField,
       consentVersion: '2026-01',
@@ -145,6 +147,8 @@ class Builder {
       releaseText: releaseTextFor(plan.title),
     };
     const people = this.participantPool(Math.max(6, Math.ceil(plan.accepted / 2)));
+    // Seeded files always get the synthetic size; real clips replace it afterwards (index.ts).
+    const fileSize = collection.fileSize ?? 0;
 
     let time = plan.historyStart;
     for (let i = 0; i < plan.accepted; i++) {
@@ -160,7 +164,7 @@ class Builder {
         updatedAt: editedLater ? time + 2 * DAY + this.rand.int(0, HOUR) : time,
         isGold: i % 8 === 3,
         consentNullForB: i % 5 === 4,
-        fileSize: () => collection.fileSize,
+        fileSize: () => fileSize,
       });
       this.sets.push(set);
     }
@@ -179,7 +183,7 @@ class Builder {
             updatedAt: time + this.rand.int(1, 5) * HOUR,
             isGold: false,
             consentNullForB: status === 'in_progress',
-            fileSize: () => collection.fileSize,
+            fileSize: () => fileSize,
           }),
         );
       }

@@ -13,6 +13,8 @@ export type Fault =
   | { type: 'truncate'; afterBytes: number }
   | { type: 'flip'; atByte: number }
   | { type: 'ignore_range' }
+  /** Sets feed: `has_more` stays true on every page, and a page past the end answers the last page again. */
+  | { type: 'endless_feed' }
   | { type: 'body'; status?: number; contentType?: string; body: string }
   /** Headers at once, then the body `bytes` bytes every `everyMs` ms until complete. */
   | { type: 'trickle'; bytes: number; everyMs: number }
@@ -149,6 +151,8 @@ function parseFault(f: unknown): Fault | string {
       return isCount(f.atByte) ? { type: 'flip', atByte: f.atByte } : 'flip fault needs atByte (0 or more)';
     case 'ignore_range':
       return { type: 'ignore_range' };
+    case 'endless_feed':
+      return { type: 'endless_feed' };
     case 'body': {
       if (typeof f.body !== 'string') return 'body fault needs body (a string)';
       if (f.status !== undefined && !(isCount(f.status) && f.status >= 100 && f.status <= 599)) return 'body fault status must be 100..599';

@@ -15,7 +15,10 @@ import { FaultRegistry, type ApiName, type Fault, type StreamFault } from './fau
 import { authorizationOf, echoErrorPlan, withEcho } from './http/echo-auth';
 import { errorPlan, jsonPlan, type ResponsePlan } from './http/plan';
 import { sendPlan } from './http/send';
+import { MEDIA_FAULT_KINDS, MediaFaults } from './admin/media-faults';
+import { sharedClipLibrary } from './clips';
 import { MediaStore, type BodySpec } from './media-store';
+import { assignClips } from './real-media';
 import { mixSeed } from './prng';
 import type { JsonAnswer as RecruiterAnswer } from './recruiter/http';
 import { createRecruiterApi } from './recruiter/index';
@@ -26,7 +29,7 @@ import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secu
 export { AdminClient, AdminError } from './admin-client';
 export type { TlsIdentity } from './tls/secure-server';
 export { createTestCertificates, type TestCertificates } from './tls/test-ca';
-export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, SetStatusName, StatsSnapshot, TimelineEvent } from './admin-client';
+export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, MediaFaultEntry, MediaFaultKind, SetStatusName, StatsSnapshot, TimelineEvent } from './admin-client';
 
 export const DELIVERY_PATH = '/api/v1/partner';
 export const RECRUITER_PATH = '/api/v1/recruiter';
@@ -43,8 +46,14 @@ export interface ServiceOptions {
   seed?: number;
   /** Accepted sets in the main collection of the first client; default 24. */
   sets?: number;
-  /** Bytes per media file of the main collection; default 1 MiB. */
+  /**
+   * Bytes per media file of the main collection: synthetic bodies of that size (benchmarks, tests
+   * that need a size). Absent (the default): real, playable demo videos (src-service/media/),
+   * or 1 MiB synthetic bodies when that folder is missing.
+   */
   fileSize?: number;
+  /** Start with one file of each media fault kind switched on (admin/media-faults.ts); default false. */
+  mediaFaults?: boolean;
   /** Files per set in the main collection; default 4. */
   slots?: number;
   /** Default true. When false, one access-log line per request on stderr (method, path, status; never headers). */
@@ -93,7 +102,9 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export const DEFAULT_OPTIONS = { seed: 42, sets: 24, fileSize: 1024 * 1024, slots: 4 } as const;
+export const DEFAULT_OPTIONS = { seed: 42, sets: 24, slots: 4 } as const;
+/** Synthetic body size when no size is asked for but the demo videos are missing. */
+export const FALLBACK_FILE_SIZE = 1024 * 1024;
 
 export function defaultDataDir(): string {
   return path.join(os.tmpdir(), 'dataset-sync-demo-data');
@@ -115,7 +126,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     port: opts.port ?? 0,
     seed: opts.seed ?? DEFAULT_OPTIONS.seed,
     sets: opts.sets ?? DEFAULT_OPTIONS.sets,
-    fileSize: opts.fileSize ?? DEFAULT_OPTIONS.fileSize,
+    fileSize: opts.fileSize ?? FALLBACK_FILE_SIZE,
     slots: opts.slots ?? DEFAULT_OPTIONS.slots,
   };
   checkOptions(options);
@@ -123,10 +134,18 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const quiet = opts.quiet ?? true;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
+  // Real videos unless a size was asked for (synthetic bodies of that size, as the benchmarks need).
+  // The clips are loaded either way (~400 KiB, once per process): media faults use them.
+  const clips = sharedClipLibrary();
+  const realMedia = opts.fileSize === undefined && clips !== null;
+  if (opts.fileSize === undefined && !clips && !quiet) log(`reference service: demo videos not found (src-service/media); serving synthetic ${FALLBACK_FILE_SIZE}-byte bodies`);
   const data = buildDemoData(options);
   const media = new MediaStore(opts.dataDir ?? defaultDataDir(), options.seed);
-  await writeSeededBodies(data, media, options);
+  if (realMedia) assignClips(data, clips, options.seed);
+  else await writeSeededBodies(data, media, options);
   const store = new Store(data);
+  const mediaFaults = new MediaFaults(options.seed);
+  if (clips && opts.mediaFaults === true) for (const kind of MEDIA_FAULT_KINDS) mediaFaults.add(store, clips, { kind }, undefined);
   const recruiter = createRecruiterApi({ seed: options.seed });
   const faults = new FaultRegistry();
   const stats = new Stats();
@@ -145,8 +164,8 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const hosts = new Set<string>();
   let checkHostEverywhere = false;
   const adminToken = newAdminToken();
-  const deliveryCtx: DeliveryContext = { store, apiBase: '', now };
-  const adminCtx: AdminContext = { store, media, seed: options.seed, now, faults, stats, apiBase: '', access: { token: adminToken, hosts } };
+  const deliveryCtx: DeliveryContext = { store, apiBase: '', now, seed: options.seed };
+  const adminCtx: AdminContext = { store, media, clips, seed: options.seed, now, faults, mediaFaults, stats, apiBase: '', access: { token: adminToken, hosts } };
 
   const idleTimeoutMs = opts.idleTimeoutMs ?? 5000;
   const announceKeepAlive = opts.announceKeepAlive ?? true;
@@ -225,7 +244,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     if (fault?.type === 'latency') await sleep(fault.ms, trackTimer);
     if (res.destroyed) return;
 
-    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range' });
+    let plan = api === 'recruiter' ? recruiterPlan(await recruiter.handle(req, sub, url)) : handleDelivery(req, sub, url, deliveryCtx, { ignoreRange: fault?.type === 'ignore_range', endlessFeed: fault?.type === 'endless_feed' });
     if (fault?.type === 'echo_auth') plan = withEcho(plan, authorizationOf(req));
     const streamFault = fault && isStreamFault(fault) ? fault : undefined;
     return sendPlan(req, res, plan, streamFault, {

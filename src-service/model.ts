@@ -1,6 +1,8 @@
 // In-memory records of the reference service. These are the service's own shapes (times as
 // epoch ms, disk paths, key secrets); serialize.ts turns them into the API's JSON.
 
+import type { Clip } from './clips';
+
 export type SetStatus = 'accepted' | 'in_review' | 'rework' | 'rejected' | 'in_progress';
 export const SET_STATUSES: readonly SetStatus[] = ['accepted', 'in_review', 'rework', 'rejected', 'in_progress'];
 
@@ -59,8 +61,8 @@ export interface CollectionRecord {
   consentVersion: string;
   recruitmentStatus: string;
   quotaDefs: QuotaDef[];
-  /** Size of every media file of new sets in this collection. */
-  fileSize: number;
+  /** Size of every synthetic media file of new sets in this collection; null = real clips (clips.ts). */
+  fileSize: number | null;
   fileExt: string;
   contentType: string;
   releaseText: string;
@@ -96,8 +98,10 @@ export interface FileRecord {
   contentType: string;
   size: number;
   sha256: string;
-  /** Where the body lives; filled in once the media store has written it. */
+  /** Where a synthetic body lives; filled in once the media store has written it ('' for a clip). */
   diskPath: string;
+  /** A real video: the body is this clip plus the file's stamp (clips.ts); size, sha256 and media are the clip's. */
+  clip?: Clip;
   media: MediaProbe;
   /** Bumped by every admin edit, so each edit gets a different body. */
   version: number;

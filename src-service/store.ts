@@ -173,9 +173,16 @@ export class Store {
 
   replaceFileBody(set: SetRecord, file: FileRecord, body: { path: string; size: number; sha256: string }, now: number, filename?: string): void {
     file.diskPath = body.path;
+    file.clip = undefined;
     file.size = body.size;
     file.sha256 = body.sha256;
     if (filename !== undefined) file.filename = filename;
+    set.updatedAt = now;
+    this.touch();
+  }
+
+  /** A file of the set changed in place (a media fault): the set's updated_at moves, as for any edit. */
+  fileChanged(set: SetRecord, now: number): void {
     set.updatedAt = now;
     this.touch();
   }

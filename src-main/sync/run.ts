@@ -378,6 +378,8 @@ export class SyncRun {
       }
       // A list that kept changing under the walk may have hidden sets: keep the watermark where it was.
       walkCompleted = !signal.aborted && walk.stable && !this.unidentifiedReject;
+      // A feed cut short (walk.ts) is the service's failure: exit 1, what was listed is kept.
+      if (walk.cutShort) failSet(ctx, 0, walk.cutShort, 'bad_listing', false);
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;

@@ -24,10 +24,15 @@ export function laterTimestamp(a: string | null, b: string): string {
   return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
-/** Filled in by walkAcceptedSets: `stable` is false when the list kept changing under the walk. */
+/**
+ * Filled in by walkAcceptedSets: `stable` is false when the list kept changing under the walk
+ * or when a feed that never ended was cut short before every set `total` announces was seen;
+ * `cutShort` says why the walk stopped a feed whose `has_more` never turned false.
+ */
 export interface WalkOutcome {
   stable: boolean;
   passes: number;
+  cutShort?: string;
 }
 
 /**
@@ -62,6 +67,8 @@ export async function* walkAcceptedSets(
     let changed: string | undefined;
     let maxTotal = 0;
     let ahead: Promise<SetsPage> | undefined;
+    // Ids this pass listed: a page that brings none but still says has_more is a feed going round.
+    const listed = new Set<number>();
     for (let page = 1; ; page++) {
       const res = await (ahead ?? fetchPage(page));
       ahead = undefined;
@@ -75,20 +82,38 @@ export async function* walkAcceptedSets(
       firstTotal ??= res.total;
       if (res.total !== firstTotal) changed ??= `${firstTotal} -> ${res.total}`;
       maxTotal = Math.max(maxTotal, res.total);
+      const before = listed.size;
+      for (const set of res.sets) listed.add(set.id);
+      for (const record of rejected) if (record.id !== null) listed.add(record.id);
+      const broughtNew = listed.size > before || records === 0 || rejected.some((r) => r.id === null);
       // An empty page ends the walk even if has_more says otherwise (beyond-the-end behaviour is not shown).
       const more = res.has_more && records > 0;
       // Bounded by what `total` announces: a has_more that never turns false is a broken answer, not an endless list.
       const needed = Math.ceil(maxTotal / PER_PAGE);
       const withinBound = page < needed + EXTRA_PAGES;
+      const goesOn = more && withinBound && broughtNew;
       // The next page is asked for now, while the caller works through this one: its round trip is hidden.
-      if (more && withinBound) {
+      if (goesOn) {
         ahead = fetchPage(page + 1);
         void ahead.catch(() => undefined); // awaited next turn; unobserved when the caller stops early
       }
       yield res;
       if (!more) break;
-      if (!withinBound) {
-        throw new ApiError('malformed', `GET /collections/${collectionId}/sets: page ${page} still says has_more, but ${maxTotal} sets fit in ${needed} page${needed === 1 ? '' : 's'}`);
+      // A list that changed under the walk explains repeated sets (sets leaving shift pages back): walk it again.
+      if (!goesOn && changed !== undefined) break;
+      if (!goesOn) {
+        // Stopped, not failed: what was listed syncs and is kept. The watermark may advance only
+        // when every set `total` announces was listed (and the list held still); otherwise the
+        // next sync walks the same window again, so no set slips behind the watermark.
+        const why = broughtNew ? `${maxTotal} sets fit in ${needed} page${needed === 1 ? '' : 's'}` : 'it brought no set not listed before';
+        const complete = listed.size >= maxTotal;
+        outcome.cutShort =
+          `The service's list of accepted sets did not end: page ${page} still says has_more, but ${why}. ` +
+          `The walk stopped there and syncs the ${listed.size} set${listed.size === 1 ? '' : 's'} listed` +
+          (complete ? ` (all ${maxTotal} the service counts).` : ` of the ${maxTotal} the service counts; the next sync lists them again.`);
+        outcome.stable = complete;
+        onRetry?.(outcome.cutShort);
+        return;
       }
     }
     outcome.stable = changed === undefined;

@@ -3,16 +3,23 @@
 
 import { iso } from '../clock';
 import { fileNameFor, quotaGroupsFor } from '../demo-data';
+import type { ClipLibrary } from '../clips';
 import type { MediaStore } from '../media-store';
 import type { CollectionRecord, ConsentRecord, FileRecord, ParticipantRecord, SetRecord, SetStatus } from '../model';
 import { createRandom, mixSeed } from '../prng';
+import { cleanClipFor, putClip } from '../real-media';
 import type { Store } from '../store';
+
+/** Synthetic body size of new files in a collection of real videos when the clips are missing. */
+const FALLBACK_SIZE = 1024 * 1024;
 
 const SIGNERS = ['Hana Novak', 'Ravi Menon', 'Greta Olsen', 'Tunde Bakare', 'Lucía Romero', 'Wen Li', 'Marek Zielinski', 'Aisha Rahman'];
 
 export interface MutationContext {
   store: Store;
   media: MediaStore;
+  /** The demo videos; null when the folder is missing. */
+  clips: ClipLibrary | null;
   seed: number;
   now: () => number;
 }
@@ -54,7 +61,16 @@ export async function addAcceptedSets(ctx: MutationContext, collection: Collecti
     const files: FileRecord[] = [];
     for (const slot of collection.slots) {
       const fileId = ids.file();
-      const body = await ctx.media.createRuntimeBody({ name: `f${fileId}-v0.bin`, size: collection.fileSize, variant: mixSeed(ctx.seed, fileId, 0, 0x11fe) });
+      const media = { width: 1920, height: 1080, fps: 30, duration: rand.int(100, 900) / 10, codec: 'h264' };
+      // A collection of real videos gets a real clip; one of synthetic bodies, a body of its size.
+      if (collection.fileSize === null && ctx.clips) {
+        const file: FileRecord = { id: fileId, setId, slotIndex: slot.index, slotKey: slot.key, filename: '', contentType: '', size: 0, sha256: '', diskPath: '', media, version: 0 };
+        putClip(file, cleanClipFor(ctx.clips, collection, fileId, ctx.seed), ctx.seed);
+        files.push(file);
+        continue;
+      }
+      const size = collection.fileSize ?? FALLBACK_SIZE;
+      const body = await ctx.media.createRuntimeBody({ name: `f${fileId}-v0.bin`, size, variant: mixSeed(ctx.seed, fileId, 0, 0x11fe) });
       files.push({
         id: fileId,
         setId,
@@ -65,7 +81,7 @@ export async function addAcceptedSets(ctx: MutationContext, collection: Collecti
         size: body.size,
         sha256: body.sha256,
         diskPath: body.path,
-        media: { width: 1920, height: 1080, fps: 30, duration: rand.int(100, 900) / 10, codec: 'h264' },
+        media,
         version: 0,
       });
     }
@@ -86,9 +102,20 @@ export async function addAcceptedSets(ctx: MutationContext, collection: Collecti
   return created;
 }
 
-/** A new body for one slot (new sha256), same size unless `size` is given; optionally a verbatim filename. */
+/**
+ * A new body for one slot (new sha256): a real video gets a new stamp on the same clip, a
+ * synthetic body keeps its size; `size` asks for a synthetic body of that size. Optionally a
+ * verbatim filename.
+ */
 export async function editSetFile(ctx: MutationContext, set: SetRecord, file: FileRecord, o: { filename?: string; size?: number }): Promise<void> {
   const version = file.version + 1;
+  if (o.size === undefined && file.clip) {
+    file.version = version;
+    putClip(file, file.clip, ctx.seed);
+    if (o.filename !== undefined) file.filename = o.filename;
+    ctx.store.fileChanged(set, ctx.now());
+    return;
+  }
   const body = await ctx.media.createRuntimeBody({ name: `f${file.id}-v${version}.bin`, size: o.size ?? file.size, variant: mixSeed(ctx.seed, file.id, version, 0xed17) });
   file.version = version;
   ctx.store.replaceFileBody(set, file, body, ctx.now(), o.filename);

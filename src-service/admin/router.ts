@@ -9,10 +9,12 @@ import { SET_STATUSES, type SetStatus } from '../model';
 import { setJson } from '../serialize';
 import type { Stats } from '../stats';
 import { refuseAdmin } from './guard';
+import { parseMediaFaultRequest, type MediaFaults } from './media-faults';
 import { addAcceptedSets, editSetFile, moveSet, stateJson, type MutationContext } from './mutations';
 
 export interface AdminContext extends MutationContext {
   faults: FaultRegistry;
+  mediaFaults: MediaFaults;
   stats: Stats;
   apiBase: string;
   access: { token: string; hosts: ReadonlySet<string> };
@@ -76,9 +78,28 @@ export async function handleAdmin(req: IncomingMessage, path: string, ctx: Admin
     return jsonPlan(200, { id: entry.id });
   }
   if (route === 'GET /faults') return jsonPlan(200, { faults: ctx.faults.list() });
+  // Clearing the faults clears the media faults too: "no faults" means a clean service.
   if (route === 'DELETE /faults') {
     ctx.faults.clear();
+    ctx.mediaFaults.clear(store, ctx.now());
     return jsonPlan(200, { ok: true });
+  }
+  if (route === 'POST /media-faults') {
+    const body = await readJsonBody(req);
+    if (!body.ok) return errorPlan(400, body.message);
+    const parsed = parseMediaFaultRequest(body.value);
+    if (typeof parsed === 'string') return errorPlan(400, parsed);
+    if (!ctx.clips) return errorPlan(409, 'media faults need the demo videos (src-service/media), which this service did not find');
+    const entry = ctx.mediaFaults.add(store, ctx.clips, parsed, ctx.now());
+    return typeof entry === 'string' ? errorPlan(409, entry) : jsonPlan(200, entry);
+  }
+  if (route === 'GET /media-faults') return jsonPlan(200, { media_faults: ctx.mediaFaults.list() });
+  if (route === 'DELETE /media-faults') {
+    ctx.mediaFaults.clear(store, ctx.now());
+    return jsonPlan(200, { ok: true });
+  }
+  if ((m = /^DELETE \/media-faults\/(\d+)$/.exec(route))) {
+    return ctx.mediaFaults.remove(store, Number(m[1]), ctx.now()) ? jsonPlan(200, { ok: true }) : errorPlan(404, `media fault ${m[1]} not found`);
   }
   if ((m = /^DELETE \/faults\/(\d+)$/.exec(route))) {
     return ctx.faults.remove(Number(m[1])) ? jsonPlan(200, { ok: true }) : errorPlan(404, `fault ${m[1]} not found`);

@@ -1,9 +1,10 @@
 // The delivery API (spec: delivery-api.md) as pure request -> ResponsePlan functions.
 
 import type { IncomingMessage } from 'node:http';
+import { clipBody } from '../clips';
 import { parseIso8601 } from '../iso8601';
 import { SET_STATUSES, type SetStatus } from '../model';
-import { errorPlan, jsonPlan, type ResponsePlan } from '../http/plan';
+import { errorPlan, jsonPlan, type BodySource, type ResponsePlan } from '../http/plan';
 import { collectionDetailJson, collectionSummaryJson, consentJson, meJson, setJson } from '../serialize';
 import type { Store } from '../store';
 import { authenticate } from './auth';
@@ -56,9 +57,17 @@ export interface DeliveryContext {
   /** Absolute base address, e.g. http://127.0.0.1:1234/api/v1/partner (for url fields). */
   apiBase: string;
   now: () => number;
+  /** The service's seed: part of every clip body's stamp (clips.ts). */
+  seed: number;
 }
 
-export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx: DeliveryContext, opts: { ignoreRange: boolean }): ResponsePlan {
+export interface DeliveryFaults {
+  ignoreRange: boolean;
+  /** The `endless_feed` fault: has_more stays true and pages past the end repeat the last one. */
+  endlessFeed?: boolean;
+}
+
+export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx: DeliveryContext, opts: DeliveryFaults): ResponsePlan {
   const auth = authenticate(req, ctx.store, ctx.now());
   if (!auth.ok) return errorPlan(auth.status, auth.message, auth.status === 401 ? { 'www-authenticate': 'Bearer realm="delivery"' } : {});
   const route = matchRoute(path);
@@ -77,7 +86,7 @@ export function handleDelivery(req: IncomingMessage, path: string, url: URL, ctx
       return collection ? jsonPlan(200, collectionDetailJson(collection, store)) : errorPlan(404, `collection ${route.collectionId} not found`);
     }
     case 'GET /collections/:id/sets':
-      return listSets(route.collectionId, clientId, url, ctx);
+      return listSets(route.collectionId, clientId, url, ctx, opts.endlessFeed === true);
     case 'GET /collections/:id/sets/:set_id': {
       const collection = store.collectionFor(clientId, route.collectionId);
       if (!collection) return errorPlan(404, `collection ${route.collectionId} not found`);
@@ -100,7 +109,7 @@ function single(url: URL, name: string): string | undefined | { error: string } 
   return all[0];
 }
 
-function listSets(collectionId: number, clientId: number, url: URL, ctx: DeliveryContext): ResponsePlan {
+function listSets(collectionId: number, clientId: number, url: URL, ctx: DeliveryContext, endless: boolean): ResponsePlan {
   const { store, apiBase } = ctx;
   const collection = store.collectionFor(clientId, collectionId);
   if (!collection) return errorPlan(404, `collection ${collectionId} not found`);
@@ -140,14 +149,16 @@ function listSets(collectionId: number, clientId: number, url: URL, ctx: Deliver
   let sets = store.setsInOrder(collection.id, wanted);
   // Strictly after the given instant (fractions below a millisecond count).
   if (since !== undefined) sets = sets.filter((s) => s.updatedAt > (since as number));
-  const offset = (pageNumber - 1) * size;
+  let offset = (pageNumber - 1) * size;
+  // A broken server some clients meet: past the end it keeps answering its last page.
+  if (endless && offset >= sets.length) offset = Math.max(0, (Math.ceil(sets.length / size) - 1) * size);
   const pageSets = sets.slice(offset, offset + size);
   return jsonPlan(200, {
     sets: pageSets.map((s) => setJson(s, store, apiBase)),
     page: pageNumber,
     per_page: size,
     total: sets.length,
-    has_more: offset + size < sets.length,
+    has_more: endless || offset + size < sets.length,
   });
 }
 
@@ -164,14 +175,18 @@ function serveFile(req: IncomingMessage, fileId: number, clientId: number, ctx: 
     'cache-control': 'private, no-cache',
   };
   const decision = ignoreRange ? { kind: 'full' as const } : decideRange(headerValue(req.headers.range), headerValue(req.headers['if-range']), etag, file.size);
+  // A real clip is cut from memory per request (never kept); a synthetic body is read from disk.
+  const clip = file.clip;
+  const body = (start: number, end: number): BodySource =>
+    clip ? { kind: 'buffer', data: clipBody(clip, file.id, file.version, ctx.seed).subarray(start, end + 1), offset: start } : { kind: 'file', path: file.diskPath, start, end };
   switch (decision.kind) {
     case 'full':
-      return { status: 200, headers, body: { kind: 'file', path: file.diskPath, start: 0, end: file.size - 1 } };
+      return { status: 200, headers, body: body(0, file.size - 1) };
     case 'partial':
       return {
         status: 206,
         headers: { ...headers, 'content-range': `bytes ${decision.start}-${decision.end}/${file.size}` },
-        body: { kind: 'file', path: file.diskPath, start: decision.start, end: decision.end },
+        body: body(decision.start, decision.end),
       };
     case 'unsatisfiable':
       return errorPlan(416, `range not satisfiable: file ${fileId} has ${file.size} bytes`, { 'content-range': `bytes */${file.size}`, 'accept-ranges': 'bytes' });

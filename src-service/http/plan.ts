@@ -2,7 +2,8 @@
 // a stream fault. Keeping the two apart lets every fault work on every endpoint.
 
 export type BodySource =
-  | { kind: 'buffer'; data: Buffer }
+  /** `offset`: where `data` starts in the file it was cut from (a range of an in-memory body), for the flip fault. */
+  | { kind: 'buffer'; data: Buffer; offset?: number }
   /** Inclusive byte range [start, end] of a file on disk; end < start means an empty body. */
   | { kind: 'file'; path: string; start: number; end: number };
 

@@ -67,7 +67,7 @@ export async function sendPlan(req: IncomingMessage, res: ServerResponse, plan: 
 
 /**
  * Writes body bytes [from, to) (offsets within the body), resolving once they are handed to
- * the socket. `flipAt` is an absolute file offset (or body offset for buffers) whose byte is
+ * the socket. `flipAt` is an absolute file offset (for buffers: counted from their `offset`, else the body start) whose byte is
  * inverted on the way out.
  */
 function writePart(res: ServerResponse, body: BodySource, from: number, to: number, end: boolean, hooks: SendHooks, flipAt?: number): Promise<void> {
@@ -77,9 +77,10 @@ function writePart(res: ServerResponse, body: BodySource, from: number, to: numb
   }
   if (body.kind === 'buffer') {
     let data = body.data.subarray(from, to);
-    if (flipAt !== undefined && flipAt >= from && flipAt < to) {
+    const flipInData = flipAt === undefined ? undefined : flipAt - (body.offset ?? 0);
+    if (flipInData !== undefined && flipInData >= from && flipInData < to) {
       data = Buffer.from(data);
-      data[flipAt - from] = (data[flipAt - from] ?? 0) ^ 0xff;
+      data[flipInData - from] = (data[flipInData - from] ?? 0) ^ 0xff;
     }
     hooks.onBodyBytes?.(data.length);
     return untilDoneOrClosed(res, (resolve) => {

@@ -8,7 +8,8 @@ import { createKeychainStore } from '../../src-main/secrets/keychain';
 import { accountEntry } from '../../src-main/secrets/secret-store';
 import { needsSecretService, SECRET_SERVICE_MISSING } from '../support/secret-service';
 
-const env = useService({ sets: 4, fileSize: 16 * 1024, slots: 2, seed: 31 });
+// Real demo videos (no size asked for).
+const env = useService({ sets: 4, slots: 2, seed: 31 });
 let work: string;
 
 beforeAll(async () => {

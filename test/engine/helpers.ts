@@ -25,7 +25,8 @@ export async function startService(opts: { sets?: number; fileSize?: number; slo
     dataDir: path.join(root, 'service'),
     seed: opts.seed ?? 7,
     sets: opts.sets ?? 6,
-    fileSize: opts.fileSize ?? 24 * 1024,
+    // No size: the real demo videos (4-57 KB each); a size gives synthetic bodies of that size.
+    fileSize: opts.fileSize,
     slots: opts.slots ?? 3,
   });
   return { svc, root };

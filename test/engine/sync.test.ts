@@ -1,5 +1,6 @@
 // The engine against the real reference service: first sync, no-op, incremental, edits,
 // sets leaving accepted, --full, gold sets, lock, verify.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +10,11 @@ import { defaultConsentsDir } from '../../src-main/sync/layout';
 import { verifyFolder } from '../../src-main/sync/verify';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
 import { expectDatasetMatches, listFiles, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { servedPage } from './pages';
 
-const env = useService({ sets: 6, fileSize: 24 * 1024, slots: 3 });
+// Real demo videos (no size asked for), as a researcher's sync sees them.
+const env = useService({ sets: 6, slots: 3 });
+const HAS_FILE = spawnSync('file', ['--version']).status === 0;
 
 async function freshDest(): Promise<string> {
   const dir = await tempDir('dsync-dest-');
@@ -22,6 +26,23 @@ async function cleanup(dest: string): Promise<void> {
 }
 
 describe('first sync', () => {
+  it.skipIf(!HAS_FILE)(`gives playable videos: file(1) names each synced file's listed content type (${HAS_FILE ? 'file present' : 'file(1) not installed'})`, async () => {
+    const { svc } = env;
+    const dest = await freshDest();
+    try {
+      expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+      const page = await servedPage(svc);
+      for (const set of page.sets) {
+        for (const f of set.files) {
+          const mime = execFileSync('file', ['--brief', '--mime-type', path.join(dest, 'sets', String(set.id), f.filename)], { encoding: 'utf8' }).trim();
+          expect([f.filename, mime]).toEqual([f.filename, f.content_type]);
+        }
+      }
+    } finally {
+      await cleanup(dest);
+    }
+  });
+
   it('downloads every accepted file, writes set.json without signer names, consents apart, manifest and SHA256SUMS', async () => {
     const { svc, collectionId } = env;
     const dest = await freshDest();

@@ -31,9 +31,12 @@ describe('POST /admin/collections/:id/sets', () => {
       expect(set.accepted_at).toBe(set.updated_at);
       expect(set.files).toHaveLength(4);
       for (const f of set.files) {
-        expect(f.filename).toBe(`set_${set.id}_slot_${String(f.slot_index).padStart(2, '0')}.mp4`);
-        expect(f.size_bytes).toBe(32 * 1024);
-        expect(sha256((await getBytes(f.url, svc.mainKey)).body)).toBe(f.sha256);
+        // Real videos in the collection's formats (mp4, mov): name, type and size true for the body.
+        expect(f.filename).toMatch(new RegExp(`^set_${set.id}_slot_${String(f.slot_index).padStart(2, '0')}\\.(mp4|mov)$`));
+        expect(f.content_type).toBe(f.filename.endsWith('.mov') ? 'video/quicktime' : 'video/mp4');
+        const body = (await getBytes(f.url, svc.mainKey)).body;
+        expect(body.length).toBe(f.size_bytes);
+        expect(sha256(body)).toBe(f.sha256);
       }
     }
     expect(fresh.at(-1)?.is_gold).toBe(true);

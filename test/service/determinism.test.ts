@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoCommand } from '../../src-service/cli-demo';
 import { AdminClient } from '../../src-service/admin-client';
-import { getBytes, getJson, sha256, startTestService, walkSets, type ApiCollectionDetail, type ApiSet } from './support';
+import { SMALL_FILE, getBytes, getJson, sha256, startTestService, walkSets, type ApiCollectionDetail, type ApiSet } from './support';
 
 let dir: string;
 beforeAll(async () => {
@@ -42,8 +42,9 @@ describe('determinism and cache', () => {
   });
 
   it('reuses cached bodies on a second start (no rewrite) and regenerates a damaged one', async () => {
+    // The cache holds synthetic bodies (a size asked for); real videos need none.
     const dataDir = path.join(dir, 'reuse');
-    const first = await snapshot({ seed: 11, dataDir });
+    const first = await snapshot({ seed: 11, dataDir, fileSize: SMALL_FILE });
     const cacheDir = (await fs.readdir(dataDir)).find((n) => n.includes('seed11'));
     if (!cacheDir) throw new Error('no cache folder for seed 11');
     const bodies = (await fs.readdir(path.join(dataDir, cacheDir))).filter((n) => n.endsWith('.bin'));
@@ -51,14 +52,14 @@ describe('determinism and cache', () => {
     const mtimes = async () => Promise.all(bodies.map(async (n) => (await fs.stat(path.join(dataDir, cacheDir, n))).mtimeMs));
     const before = await mtimes();
     await new Promise((r) => setTimeout(r, 20));
-    const second = await snapshot({ seed: 11, dataDir });
+    const second = await snapshot({ seed: 11, dataDir, fileSize: SMALL_FILE });
     expect(await mtimes()).toEqual(before);
     expect(second.sets.map((s) => s.files.map((f) => f.sha256))).toEqual(first.sets.map((s) => s.files.map((f) => f.sha256)));
 
     // A body cut short is noticed by its size and written again.
     const damaged = path.join(dataDir, cacheDir, bodies[0] as string);
     await fs.truncate(damaged, 10);
-    const svc = await startTestService({ seed: 11, dataDir });
+    const svc = await startTestService({ seed: 11, dataDir, fileSize: SMALL_FILE });
     try {
       expect((await fs.stat(damaged)).size).toBeGreaterThan(10);
       for (const set of await walkSets(svc.deliveryBaseUrl, svc.mainKey, svc.mainCollection)) {

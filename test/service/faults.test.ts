@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../src-service/faults';
 import { echoErrorPlan } from '../../src-service/http/echo-auth';
-import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type TestService } from './support';
+import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type ApiSetsPage, type TestService } from './support';
 
 let svc: TestService;
 let file: ApiFile;
@@ -182,6 +182,24 @@ describe('stream faults', () => {
     const res = await rawGet(`${svc.deliveryBaseUrl}/collections/${svc.mainCollection}/sets`, auth());
     expect(res.body.length).toBe(50);
     expect(() => JSON.parse(res.body.toString())).toThrow();
+  });
+});
+
+describe('endless_feed', () => {
+  it('keeps has_more true on every page and answers the last page again past the end; files are untouched', async () => {
+    const base = `${svc.deliveryBaseUrl}/collections/${svc.mainCollection}/sets?per_page=2`;
+    const clean = await getJson<ApiSetsPage>(`${base}&page=2`, svc.mainKey);
+    expect(clean.body.has_more).toBe(false);
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'endless_feed' });
+    const last = await getJson<ApiSetsPage>(`${base}&page=2`, svc.mainKey);
+    const past = await getJson<ApiSetsPage>(`${base}&page=9`, svc.mainKey);
+    expect(last.body.has_more).toBe(true);
+    expect(past.body.has_more).toBe(true);
+    expect(past.body.page).toBe(9);
+    expect(past.body.total).toBe(3);
+    expect(past.body.sets.map((s) => s.id)).toEqual(clean.body.sets.map((s) => s.id));
+    const body = await getBytes(file.url, svc.mainKey);
+    expect(sha256(body.body)).toBe(file.sha256);
   });
 });
 

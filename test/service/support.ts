@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { request } from 'undici';
 import { startReferenceService, type RunningService, type ServiceOptions } from '../../src-service/index';
 
+/** Synthetic body size for tests that need one (byte-offset faults); the default is the real demo videos. */
 export const SMALL_FILE = 32 * 1024;
 
 // Shapes of the delivery API as the spec describes them (written here, not imported from the
@@ -106,7 +107,7 @@ export interface TestService extends RunningService {
 
 export async function startTestService(opts: ServiceOptions = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'ds-service-test-')));
-  const service = await startReferenceService({ sets: 12, fileSize: SMALL_FILE, ...opts, dataDir });
+  const service = await startReferenceService({ sets: 12, ...opts, dataDir });
   const [main, other] = service.clients;
   if (!main || !other || main.collections[0] === undefined) throw new Error('demo data lacks two clients');
   return {
