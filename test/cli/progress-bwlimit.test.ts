@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../src-shared/sync-events';
 import { formatBytes } from '../../src-main/cli/format';
-import { progressLine } from '../../src-main/cli/sync-display';
+import { progressLine, SyncDisplay } from '../../src-main/cli/sync-display';
 import { CLI, expectDatasetMatches, mainCollection, parseNdjson, runCli, tempDir, useService } from '../engine/helpers';
 
 const MiB = 1024 * 1024;
@@ -125,5 +125,14 @@ describe('the human progress line', () => {
     const paused = progressLine({ ...base, paused: true, bytesPerSecond: 0 });
     expect(paused).toMatch(/ {2}paused$/);
     expect(paused).not.toMatch(/ETA|\/s/);
+  });
+  it('in a terminal, says paused on each file line while paused', () => {
+    let drawn = '';
+    const out = { columns: 200, write: (text: string) => (drawn += text) } as unknown as NodeJS.WriteStream;
+    const active = [{ fileId: 1, path: 'sets/1/set_1_slot_01.mp4', bytesDone: 930_000, sizeBytes: 1_000_000, bytesPerSecond: 0 }];
+    new SyncDisplay(out, true).handle({ ...base, paused: true, bytesPerSecond: 0, active });
+    // eslint-disable-next-line no-control-regex
+    const fileLine = drawn.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split('\n').find((l) => l.includes('set_1_slot_01'))!;
+    expect(fileLine).toMatch(/^\s+93%\s+\S+ \S*B\s+paused {2}sets\/1\/set_1_slot_01\.mp4$/);
   });
 });
