@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import type { SyncPhase } from '../../src-shared/sync-events';
 import type { AggregateProgress } from '../stores/sync';
 import { formatBytes, formatDuration, formatRate, percent } from '../format';
@@ -17,13 +17,20 @@ function ofTotal(done: string, total: string | null, estimated: boolean): string
   return `${done} of ${estimated ? 'about ' : ''}${total}`;
 }
 
-/** What the sync is doing, every part of it ("listing sets and downloading"); the countdown is shown apart. */
-function phaseWords(progress: AggregateProgress): string {
+/** What the sync is doing, every part of it ("listing sets and downloading"); the walk's back-off counts down in place. */
+function PhaseWords({ progress }: { progress: AggregateProgress }) {
   const phases = progress.phases?.length ? progress.phases : progress.phase ? [progress.phase] : [];
-  return phases
-    .filter((p) => !(p === 'retrying' && progress.retry))
-    .map((p) => PHASES[p])
-    .join(' and ');
+  if (phases.length === 0) return null;
+  return (
+    <>
+      {phases.map((p, i) => (
+        <Fragment key={p}>
+          {i === 0 ? ' · ' : ' and '}
+          {p === 'retrying' && progress.retry ? <RetryCountdown retry={progress.retry} /> : PHASES[p]}
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /**
@@ -45,9 +52,6 @@ export function SyncProgress({ progress, running }: { progress: AggregateProgres
   const bytes = ofTotal(formatBytes(progress.bytesDone), bytesTotal === null || bytesTotal === undefined ? null : formatBytes(Math.max(bytesTotal, progress.bytesTotal)), estimated);
   const files = ofTotal(String(progress.filesDone), filesTotal === null || filesTotal === undefined ? null : String(Math.max(filesTotal, progress.filesTotal)), estimated);
   const paused = running && progress.paused === true;
-  const retrying = running && !paused && progress.phase === 'retrying' && progress.retry;
-  const words = running && !paused ? phaseWords(progress) : '';
-  const phase = words ? ` · ${words}` : '';
   return (
     <div className="sync-progress">
       <div className="progress-bar" role="progressbar" aria-label="Overall sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={shownPct}>
@@ -58,13 +62,7 @@ export function SyncProgress({ progress, running }: { progress: AggregateProgres
         <strong>{shownPct}%</strong>
         {sets} · {bytes} · files {files}
         {estimated && bytesTotal === null && ' (totals known once the first sets are listed)'}
-        {phase}
-        {retrying && (
-          <>
-            {' · '}
-            <RetryCountdown retry={progress.retry!} />
-          </>
-        )}
+        {running && !paused && <PhaseWords progress={progress} />}
         {paused && ' · paused'}
         {running && !paused && (
           <>

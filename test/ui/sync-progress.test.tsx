@@ -41,6 +41,11 @@ describe('SyncProgress', () => {
     expect(screen.getByTestId('overall-progress').textContent).toContain(`50% · sets 4 of 200 · ${formatBytes(50_000_000)} of ${formatBytes(100_000_000)} · files 100 of 200 · downloading · `);
   });
 
+  it('counts the walk back-off down in place, with the transfers that go on meanwhile', () => {
+    render(<SyncProgress progress={{ ...base, phase: 'retrying', phases: ['retrying', 'downloading'], retry: { attempt: 2, of: 6, inSeconds: 4 } }} running />);
+    expect(screen.getByTestId('overall-progress').textContent).toMatch(/ · retrying: attempt 2 of 6 in 4 s and downloading · /);
+  });
+
   it('says paused instead of a phase, a rate and a time left', () => {
     render(<SyncProgress progress={{ ...base, paused: true, phases: ['listing', 'downloading'] }} running />);
     const text = screen.getByTestId('overall-progress').textContent ?? '';
