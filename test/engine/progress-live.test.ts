@@ -108,9 +108,11 @@ describe('progress events of large files', () => {
       const parts = await fs.readdir(path.join(dest, '.dataset-sync', 'partial'));
       expect(parts.length).toBeGreaterThan(0);
 
-      // Every resume gets the whole file (200), and the page walk fails twice before it answers.
+      // Every resume gets the whole file (200), and the page walk is refused twice before it
+      // answers, with Retry-After: 1 (a back-off of FAST_TUNING's 20 ms could be over before the
+      // collection arrives and the first progress event goes out).
       await big.svc.admin.addFault({ path: '^/files/' }, { type: 'ignore_range' }, 1000);
-      await big.svc.admin.addFault({ path: '/sets$' }, { type: 'status', status: 503 }, 2);
+      await big.svc.admin.addFault({ path: '/sets$' }, { type: 'rate_limit', retryAfter: 1 }, 2);
       const second = run(dest, { on: big });
       const summary = await second.done;
       expect(summary.exitCode).toBe(0);
@@ -119,7 +121,6 @@ describe('progress events of large files', () => {
       expect(progress[0]!.setsTotal).toBe(await acceptedCount(big));
       const retrying = progress.filter((p) => p.phase === 'retrying');
       expect(retrying.length).toBeGreaterThan(0);
-      // Attempt 2's back-off (20 ms here) may be over before the collection arrives and the first event goes out.
       expect(retrying[0]!.retry!.of).toBe(FAST_TUNING.maxAttempts);
       expect(retrying[0]!.retry!.attempt).toBeGreaterThanOrEqual(2);
       expect(retrying[0]!.retry!.inSeconds).toBeGreaterThanOrEqual(0);
@@ -172,7 +173,8 @@ describe('progress while sets are listed', () => {
       const lastListing = again.findLast((p) => p.phase === 'listing')!;
       // When the listing ends, the bar shown during it was not ahead of the share of bytes done.
       expect(lastListing.fraction).toBeLessThanOrEqual(lastListing.bytesDone / final.bytesTotal + 0.05);
-      expect(again.find((p) => p.setsDone >= 40 && p.bytesDone === 0)?.fraction ?? 0).toBe(0);
+      // The unchanged sets are no head start (counted as work done they made it 50 % before a byte).
+      for (const p of again.filter((p) => p.bytesDone === 0)) expect(p.fraction).toBeLessThan(0.1);
       await expectDatasetMatches(listing.svc, dest, listing.collectionId);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
