@@ -105,11 +105,11 @@ export type SyncEvent =
   | { type: 'summary'; summary: SyncSummary };
 
 /**
- * What a sync is doing now. `listing`: walking the pages of accepted sets (downloads run
+ * What a sync is doing. `listing`: walking the pages of accepted sets (downloads run
  * meanwhile); `checking`: checking the files on disk, or hashing the bytes held by partial
- * downloads before resuming them; `downloading`: every set is listed, transfers run;
- * `retrying`: the page walk waits to try again (see ProgressEvent.retry); `writing_manifest`:
- * the dataset index and the state are written.
+ * downloads before resuming them; `downloading`: transfers run (every set is listed, when it is
+ * the event's `phase`); `retrying`: the page walk waits to try again (see ProgressEvent.retry);
+ * `writing_manifest`: the dataset index and the state are written.
  */
 export type SyncPhase = 'checking' | 'listing' | 'downloading' | 'retrying' | 'writing_manifest';
 
@@ -119,7 +119,15 @@ export type SyncPhase = 'checking' | 'listing' | 'downloading' | 'retrying' | 'w
  */
 export interface ProgressEvent {
   type: 'progress';
+  /** What the walk (or, once every set is listed, the transfers) is doing; `phases` says everything going on. */
   phase: SyncPhase;
+  /**
+   * Everything the sync is doing now, `phase` first: listing and downloading overlap (the walk is
+   * paced by the transfers), so a walk with transfers in flight is `['listing', 'downloading']`
+   * (`['listing', 'checking']` while every transfer hashes a part file; `['retrying', 'downloading']`
+   * while the walk backs off). Always sent by this engine; readers of older events fall back to `[phase]`.
+   */
+  phases?: SyncPhase[];
   /** True while the sync is paused (engine PauseGate): nothing is received, partial files are kept. */
   paused: boolean;
   /** Sets finished (complete, failed, skipped) plus, on an incremental sync, the accepted sets unchanged since the last one. */
@@ -128,25 +136,47 @@ export interface ProgressEvent {
   setsTotal: number;
   /** Bytes of files to download that are done: received, held by a resumed part file, adopted, or given up (failed). */
   bytesDone: number;
-  /** Sizes of the files this sync downloads, as far as listed so far. */
+  /** Sizes of the files this sync downloads, as far as listed so far (final once `estimated` is false). */
   bytesTotal: number;
   filesDone: number;
+  /** Files this sync downloads, as far as listed so far (final once `estimated` is false). */
   filesTotal: number;
   /**
-   * 0..1, the one progress figure (bar and percentage) for the app and the CLI: sets done/total
-   * while sets are still being listed, then the remaining bytes (files when no bytes remain).
-   * Never decreases.
+   * True while sets are still being listed: the totals below are estimates (and bytesTotal and
+   * filesTotal are partial). False from the event on that follows the end of the listing.
+   * The three estimate fields are always sent by this engine (older events lack them).
+   */
+  estimated?: boolean;
+  /**
+   * The best known total of bytes to download: while listing, `bytesTotal` plus the sets still
+   * to list at the average of the sets listed so far (it may move either way); null until a
+   * set is listed. Equal to `bytesTotal` once `estimated` is false.
+   */
+  bytesTotalEstimate?: number | null;
+  /** The same for files: `filesTotal` plus the sets still to list at the average so far; null until a set is listed. */
+  filesTotalEstimate?: number | null;
+  /**
+   * 0..1, the one progress figure (bar and percentage) for the app and the CLI: bytes done of
+   * `bytesTotalEstimate` while listing (the share of the sets to walk that are done while no
+   * byte to download is known), then the remaining bytes (files when no bytes remain) from where
+   * the listing left it. Never decreases.
    */
   fraction: number;
-  /** Received bytes over the last 5 s (held bytes of a resume are not received). */
+  /** Received bytes over the last 5 s of unpaused time (held bytes of a resume are not received); 0 while paused. */
   bytesPerSecond: number;
-  /** Null until meaningful: at least 2 s of transfer, 1 % done, a non-zero rate, and not paused. */
+  /**
+   * Seconds left at that rate for the bytes left of `bytesTotalEstimate`. Null until meaningful:
+   * at least 2 s of (unpaused) transfer, 1 % done, a non-zero rate, and not paused.
+   */
   etaSeconds: number | null;
   /** Bytes received again because a download had to start over (a 200 answer to a resume, a hash mismatch, a 416). */
   bytesRedownloaded: number;
   /** Present while phase is `retrying`: the walk's next attempt (2..of), the attempts allowed, whole seconds until it starts (a countdown). */
   retry?: { attempt: number; of: number; inSeconds: number };
-  /** Downloads in flight; `bytesPerSecond` is that file's own received rate over the last 5 s. */
+  /**
+   * Downloads in flight; `bytesPerSecond` is that file's own received rate since its first byte,
+   * over at most the last 5 s of unpaused time (0 while paused).
+   */
   active: Array<{ fileId: number; path: string; bytesDone: number; sizeBytes: number; bytesPerSecond: number }>;
 }
 

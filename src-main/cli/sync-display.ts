@@ -1,7 +1,7 @@
 // Human progress of a sync on stderr: a live redrawn block on a terminal (overall bar with
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
-import type { ProgressEvent, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
+import type { ProgressEvent, SyncEvent, SyncPhase, SyncSummary } from '../../src-shared/sync-events';
 import { bar, formatBytes, formatDuration, formatRate } from './format';
 
 const PLAIN_INTERVAL_MS = 5000;
@@ -88,7 +88,8 @@ export class SyncDisplay {
     const lines = [progressLine(p)];
     for (const a of p.active.slice(0, MAX_FILE_LINES)) {
       const pct = a.sizeBytes > 0 ? Math.floor((a.bytesDone / a.sizeBytes) * 100) : 100;
-      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)} ${formatRate(a.bytesPerSecond).padStart(11)}  ${a.path}`);
+      const rate = p.paused ? 'paused' : formatRate(a.bytesPerSecond);
+      lines.push(`  ${String(pct).padStart(3)}% ${formatBytes(a.bytesDone).padStart(9)} ${rate.padStart(11)}  ${a.path}`);
     }
     if (p.active.length > MAX_FILE_LINES) lines.push(`  … and ${p.active.length - MAX_FILE_LINES} more`);
     this.out.write(lines.map((l) => (l.length > cols - 1 ? l.slice(0, cols - 1) : l)).join('\n') + '\n');
@@ -96,31 +97,41 @@ export class SyncDisplay {
   }
 }
 
-/** What the sync is doing, in words (the retry countdown included). */
+const PHASE_WORDS: Record<SyncPhase, string> = {
+  listing: 'listing sets',
+  checking: 'checking partial downloads',
+  downloading: 'downloading',
+  retrying: 'retrying',
+  writing_manifest: 'writing the manifest',
+};
+
+/** What the sync is doing, in words: everything at once ("listing sets and downloading"), the retry countdown included. */
 export function phaseText(p: ProgressEvent): string {
   if (p.paused) return 'paused';
-  switch (p.phase) {
-    case 'listing':
-      return 'listing sets';
-    case 'checking':
-      return 'checking partial downloads';
-    case 'downloading':
-      return 'downloading';
-    case 'retrying':
+  return (p.phases ?? [p.phase])
+    .map((phase) =>
       // The set list waits to be fetched again; the same words as the window's progress line.
-      return p.retry ? `retrying: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : 'retrying';
-    case 'writing_manifest':
-      return 'writing the manifest';
-  }
+      phase === 'retrying' && p.retry ? `retrying: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : PHASE_WORDS[phase],
+    )
+    .join(' and ');
 }
 
-/** The one-line overall progress: sets n/N, the percentage (the engine's fraction), bytes, files, rate, ETA and the phase. */
+/** "12.0 MB/64.0 MB"; "12.0 MB/~64.0 MB" while the total is an estimate, "12.0 MB/?" while nothing is listed yet. */
+function ofTotal(done: string, exact: string, estimate: string | null, estimated: boolean | undefined): string {
+  if (!estimated) return `${done}/${exact}`;
+  return estimate === null ? `${done}/?` : `${done}/~${estimate}`;
+}
+
+/**
+ * The one-line overall progress: sets n/N, the percentage (the engine's fraction), bytes and
+ * files of the best known totals (`~` an estimate while sets are listed), rate, ETA and the phase.
+ */
 export function progressLine(p: ProgressEvent): string {
   const pct = Math.floor(p.fraction * 100);
-  return (
-    `[${bar(p.fraction, 24)}] ${String(pct).padStart(3)}%  sets ${p.setsDone}/${p.setsTotal}  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ` +
-    `files ${p.filesDone}/${p.filesTotal}  ${formatRate(p.bytesPerSecond)}  ETA ${formatDuration(p.etaSeconds)}  ${phaseText(p)}`
-  );
+  const bytes = ofTotal(formatBytes(p.bytesDone), formatBytes(p.bytesTotal), p.bytesTotalEstimate == null ? null : formatBytes(p.bytesTotalEstimate), p.estimated);
+  const files = ofTotal(String(p.filesDone), String(p.filesTotal), p.filesTotalEstimate == null ? null : String(p.filesTotalEstimate), p.estimated);
+  const speed = p.paused ? '' : `${formatRate(p.bytesPerSecond)}  ETA ${formatDuration(p.etaSeconds)}  `;
+  return `[${bar(p.fraction, 24)}] ${String(pct).padStart(3)}%  sets ${p.setsDone}/${p.setsTotal}  ${bytes}  files ${files}  ${speed}${phaseText(p)}`;
 }
 
 /** Nothing was downloaded, failed, withdrawn or found damaged: the dataset was already current. */

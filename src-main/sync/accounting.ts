@@ -7,6 +7,7 @@
 // mismatch) keeps the bytes it was credited, and what it receives again up to that mark is
 // counted as re-downloaded instead (ActiveTransfer.credited).
 import type { SyncPhase, SyncSummary } from '../../src-shared/sync-events';
+import { systemClock, type Clock } from './clock';
 import { openGate, type PauseGate } from './task-pool';
 
 /**
@@ -33,6 +34,8 @@ export interface ActiveTransfer {
   received: number;
   /** True while the held bytes of a part file are hashed before a resume. */
   checking: boolean;
+  /** When its first body byte arrived (clock ms): its rate is measured from there, so a file seen once in flight has one. */
+  firstByteAt?: number;
 }
 
 export function newActiveTransfer(fileId: number, path: string, sizeBytes: number): ActiveTransfer {
@@ -84,6 +87,7 @@ export class Accounting {
     private readonly limiter: RateLimiter = noRateLimit,
     readonly gate: PauseGate = openGate,
     private readonly signal: AbortSignal = new AbortController().signal,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Sets finished (complete, failed or skipped) plus those an incremental sync need not walk. */
@@ -134,6 +138,7 @@ export class Accounting {
    */
   received(active: ActiveTransfer, bytes: number): Promise<void> | undefined {
     const before = active.bytesDone;
+    active.firstByteAt ??= this.clock.now();
     active.bytesDone += bytes;
     active.received += bytes;
     this.bytesRedownloaded += Math.max(0, Math.min(active.bytesDone, active.credited) - before);

@@ -1,37 +1,59 @@
 // Aggregate progress: transfers bump the counters of the run's Accounting per chunk; a timer turns
 // them into at most a few `progress` events a second. This is the one place where the figures
 // users see are computed (the app and the CLI show them as they come):
-// - `fraction`: sets done/total while sets are still being listed (file sizes are not all known
-//   yet; a set in flight counts for the share of its bytes done); once every set is listed, the rest of the bar is shared out by bytes (by files when no
-//   bytes remain), starting from where the sets left it, so it never jumps back;
-// - the rate: received bytes over the last 5 s (bytes a resume found on disk are not received), 0 while paused;
-// - the ETA: null until at least 2 s of transfer and 1 % done;
+// - the totals: while sets are being listed, the bytes and files listed so far plus the sets
+//   still to list at the average of those listed (an estimate, said so by `estimated`); exact
+//   once every set is listed;
+// - `fraction`: bytes done of that best known total while listing (the share of the sets to
+//   walk that are done while no byte to download is known); once every set is listed, the rest
+//   of the bar is shared out by bytes (by files when no bytes remain), starting from where the
+//   listing left it, so it never jumps back;
+// - the rates: received bytes over the last 5 s of *unpaused* time (bytes a resume found on
+//   disk are not received), 0 while paused: a pause drops out of the window instead of being
+//   averaged in; each transfer's own rate is measured from its first byte;
+// - the ETA: null until at least 2 s of (unpaused) transfer and 1 % done; then the bytes left of
+//   the best known total at that rate;
 // - every count, total and the fraction are held at their highest value so far (monotonic).
-import type { ProgressEvent, SyncEvent } from '../../src-shared/sync-events';
+import type { ProgressEvent, SyncEvent, SyncPhase } from '../../src-shared/sync-events';
 import type { Accounting, ActiveTransfer } from './accounting';
 import { systemClock, type Clock } from './clock';
 
 export type { ActiveTransfer } from './accounting';
 
 const RATE_WINDOW_MS = 5000;
+/** The total rate's shortest window: a window of a few milliseconds would turn one burst into a spike. */
+const MIN_RATE_WINDOW_MS = 1000;
+/** A transfer's: shorter, as a small file is in flight for a fraction of a second. */
+const MIN_FILE_RATE_WINDOW_MS = 250;
 const ETA_MIN_TRANSFER_MS = 2000;
 const ETA_MIN_FRACTION = 0.01;
 
+/** `t` is unpaused time (ProgressTracker.unpausedNow). */
 interface Sample {
   t: number;
   received: number;
   fraction: number;
 }
 
+/** The best known totals (ProgressEvent.bytesTotalEstimate and filesTotalEstimate). */
+interface Totals {
+  bytes: number;
+  files: number;
+}
+
 export class ProgressTracker {
   private timer: NodeJS.Timeout | undefined;
   private samples: Sample[] = [];
   private fileSamples = new Map<ActiveTransfer, Array<{ t: number; received: number }>>();
+  /** Time paused before the current pause (ms), the start of the current one, and the end of the last one (clock ms). */
+  private pausedMs = 0;
+  private pausedSince: number | undefined;
+  private resumedAt = -Infinity;
   private lastEmitted = '';
   private lastEmittedAt = 0;
-  /** When the first byte was received (the ETA waits for a few seconds of transfer). */
+  /** When the first byte was received, in unpaused time (the ETA waits for a few seconds of transfer). */
   private transferStartedAt: number | undefined;
-  /** Where the sets-driven fraction stood when listing ended, and the bytes/files done then. */
+  /** Where the fraction stood when the listing ended, and the bytes/files done then. */
   private listedAt: { fraction: number; bytesDone: number; filesDone: number } | undefined;
   /** The highest values sent so far: nothing shown ever goes back. */
   private high = { setsDone: 0, setsTotal: 0, bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, fraction: 0 };
@@ -51,7 +73,7 @@ export class ProgressTracker {
 
   /** Starts the timer and sends the first event at once (it already carries setsTotal). */
   start(): void {
-    this.samples = [{ t: this.clock.now(), received: this.counts.bytesDownloaded, fraction: 0 }];
+    this.samples = [{ t: this.unpausedNow(this.clock.now()), received: this.counts.bytesDownloaded, fraction: 0 }];
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
     this.tick(true);
@@ -68,15 +90,51 @@ export class ProgressTracker {
     this.tick(true);
   }
 
-  private fraction(): number {
+  /**
+   * The clock less the time paused so far: rate windows and the ETA's wait are measured on it,
+   * so a pause neither lowers the rate after Resume nor counts as seconds of transfer. A pause is
+   * seen by the tick that first finds the gate closed (at most one interval late).
+   */
+  private unpausedNow(now: number): number {
+    if (this.counts.paused) this.pausedSince ??= now;
+    else if (this.pausedSince !== undefined) {
+      this.pausedMs += now - this.pausedSince;
+      this.pausedSince = undefined;
+      this.resumedAt = now;
+    }
+    return this.unpausedAt(now);
+  }
+
+  /** Unpaused time at clock time `t`, for any `t` since the last Resume. */
+  private unpausedAt(t: number): number {
+    return Math.min(t, this.pausedSince ?? Infinity) - this.pausedMs;
+  }
+
+  /**
+   * The best known totals: exact once every set is listed; before, what is listed plus the sets
+   * still to list at the average of the sets listed so far (sets an incremental sync need not
+   * walk are not to list). Undefined while no set is listed yet.
+   */
+  private totals(): Totals | undefined {
     const c = this.counts;
-    // Sets in flight count for the share of their bytes already done, so large files move the bar before their set ends.
-    const inFlight = Math.max(0, c.setsUnchanged + c.sets - c.setsDone);
-    const inFlightBytes = c.bytesTotal - c.bytesOfEndedSets;
-    const share = inFlightBytes > 0 ? Math.min(1, Math.max(0, (c.bytesDone - c.bytesOfEndedSets) / inFlightBytes)) : 0;
-    const bySets = c.setsTotal > 0 ? Math.min(1, (c.setsDone + inFlight * share) / c.setsTotal) : 0;
-    if (!c.listed) return bySets;
-    this.listedAt ??= { fraction: Math.max(bySets, this.high.fraction), bytesDone: c.bytesDone, filesDone: c.filesDone };
+    const toList = c.listed ? 0 : Math.max(0, c.setsTotal - c.setsUnchanged - c.sets);
+    if (toList === 0) return { bytes: c.bytesTotal, files: c.filesTotal };
+    if (c.sets === 0) return undefined;
+    return { bytes: Math.round(c.bytesTotal + (toList * c.bytesTotal) / c.sets), files: Math.round(c.filesTotal + (toList * c.filesTotal) / c.sets) };
+  }
+
+  private fraction(totals: Totals | undefined): number {
+    const c = this.counts;
+    if (!c.listed) {
+      if (totals && totals.bytes > 0) return c.bytesDone / totals.bytes;
+      // No byte to download known yet (nothing listed, or all up to date so far): the share of the
+      // sets to walk that are done (sets an incremental sync need not walk are no work done).
+      const toWalk = c.setsTotal - c.setsUnchanged;
+      return toWalk > 0 ? (c.setsDone - c.setsUnchanged) / toWalk : 0;
+    }
+    // From the end of the listing on, the totals are exact: the bar goes on from the true share of
+    // bytes done then, or from where it stood if that was further (it never goes back).
+    this.listedAt ??= { fraction: Math.max(c.bytesTotal > 0 ? c.bytesDone / c.bytesTotal : 0, this.high.fraction), bytesDone: c.bytesDone, filesDone: c.filesDone };
     const from = this.listedAt;
     const bytesLeft = c.bytesTotal - from.bytesDone;
     const filesLeft = c.filesTotal - from.filesDone;
@@ -85,31 +143,44 @@ export class ProgressTracker {
     return from.fraction + (1 - from.fraction) * Math.min(1, Math.max(0, after));
   }
 
+  /** What the sync is doing now: the walk's phase, and the transfers when they run alongside. */
+  private phases(retrying: boolean): SyncPhase[] {
+    const c = this.counts;
+    const transfers = c.active.size === 0 ? undefined : [...c.active].every((a) => a.checking) ? 'checking' : 'downloading';
+    if (c.phase === 'writing_manifest') return ['writing_manifest'];
+    const first: SyncPhase = retrying ? 'retrying' : c.phase === 'downloading' && transfers ? transfers : c.phase;
+    return transfers && transfers !== first && (first === 'listing' || first === 'retrying') ? [first, transfers] : [first];
+  }
+
   private tick(force = false): void {
     const c = this.counts;
     const now = this.clock.now();
+    const t = this.unpausedNow(now);
     const h = this.high;
     const raise = (k: keyof typeof h, v: number) => (h[k] = Math.max(h[k], v));
+    const totals = this.totals();
     raise('setsDone', c.setsDone);
     raise('setsTotal', Math.max(c.setsTotal, h.setsDone));
     raise('bytesDone', c.bytesDone);
     raise('bytesTotal', Math.max(c.bytesTotal, h.bytesDone));
     raise('filesDone', c.filesDone);
     raise('filesTotal', Math.max(c.filesTotal, h.filesDone));
-    raise('fraction', Math.min(1, this.fraction()));
+    raise('fraction', Math.min(1, this.fraction(totals)));
 
-    if (this.transferStartedAt === undefined && c.bytesDownloaded > 0) this.transferStartedAt = now;
-    this.samples.push({ t: now, received: c.bytesDownloaded, fraction: h.fraction });
-    while (this.samples.length > 2 && now - this.samples[0]!.t > RATE_WINDOW_MS) this.samples.shift();
+    if (this.transferStartedAt === undefined && c.bytesDownloaded > 0) this.transferStartedAt = t;
+    this.samples.push({ t, received: c.bytesDownloaded, fraction: h.fraction });
+    while (this.samples.length > 2 && t - this.samples[0]!.t > RATE_WINDOW_MS) this.samples.shift();
     const first = this.samples[0]!;
-    // At least a second: a window of a few milliseconds would turn one burst into a spike.
-    const dt = Math.max(1, (now - first.t) / 1000);
+    const dt = Math.max(MIN_RATE_WINDOW_MS, t - first.t) / 1000;
     // Paused: nothing is received, whatever the window still remembers.
     const bytesPerSecond = c.paused ? 0 : Math.max(0, (c.bytesDownloaded - first.received) / dt);
+    // Every tick, so a transfer's first sighting is within an interval of its start, emitted or not.
+    const fileRates = this.fileRates(now, t);
 
     const retry = c.walkRetry && c.walkRetry.until > now ? c.walkRetry : undefined;
-    const phase = retry ? 'retrying' : c.phase === 'downloading' && c.active.size > 0 && [...c.active].every((a) => a.checking) ? 'checking' : c.phase;
-    const key = `${h.setsDone}/${h.setsTotal}/${h.bytesDone}/${h.bytesTotal}/${h.filesDone}/${h.filesTotal}/${c.active.size}/${phase}/${c.paused}/${retry ? Math.ceil((retry.until - now) / 1000) : ''}`;
+    const phases = this.phases(retry !== undefined);
+    const phase = phases[0]!;
+    const key = `${h.setsDone}/${h.setsTotal}/${h.bytesDone}/${h.bytesTotal}/${h.filesDone}/${h.filesTotal}/${totals?.bytes}/${totals?.files}/${c.active.size}/${phases.join('+')}/${c.paused}/${retry ? Math.ceil((retry.until - now) / 1000) : ''}`;
     if (!force && key === this.lastEmitted && now - this.lastEmittedAt < this.heartbeatMs) return;
     this.lastEmitted = key;
     this.lastEmittedAt = now;
@@ -117,6 +188,7 @@ export class ProgressTracker {
     const event: ProgressEvent = {
       type: 'progress',
       phase,
+      phases,
       paused: c.paused,
       setsDone: h.setsDone,
       setsTotal: h.setsTotal,
@@ -124,40 +196,58 @@ export class ProgressTracker {
       bytesTotal: h.bytesTotal,
       filesDone: h.filesDone,
       filesTotal: h.filesTotal,
+      estimated: !c.listed,
+      // Never below what is listed or done (the held counts).
+      bytesTotalEstimate: totals ? Math.max(totals.bytes, h.bytesTotal) : null,
+      filesTotalEstimate: totals ? Math.max(totals.files, h.filesTotal) : null,
       fraction: h.fraction,
       bytesPerSecond: Math.round(bytesPerSecond),
       etaSeconds: null,
       bytesRedownloaded: c.bytesRedownloaded,
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
-      active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : this.fileRate(a, now) })),
+      active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : (fileRates.get(a) ?? 0) })),
     };
-    event.etaSeconds = this.eta(now, bytesPerSecond, first, event.active);
-    for (const a of this.fileSamples.keys()) if (!c.active.has(a)) this.fileSamples.delete(a);
+    event.etaSeconds = this.eta(t, bytesPerSecond, first, event.active, totals ? Math.max(totals.bytes, h.bytesTotal) : null);
     this.emit(event);
   }
 
-  private eta(now: number, bytesPerSecond: number, first: Sample, active: ProgressEvent['active']): number | null {
+  private eta(t: number, bytesPerSecond: number, first: Sample, active: ProgressEvent['active'], total: number | null): number | null {
     const c = this.counts;
     const h = this.high;
     if (h.fraction >= 1) return 0;
-    if (c.paused || this.transferStartedAt === undefined || now - this.transferStartedAt < ETA_MIN_TRANSFER_MS || h.fraction < ETA_MIN_FRACTION) return null;
-    if (c.listed && bytesPerSecond > 0 && c.bytesTotal > c.bytesDone) {
+    if (c.paused || this.transferStartedAt === undefined || t - this.transferStartedAt < ETA_MIN_TRANSFER_MS || h.fraction < ETA_MIN_FRACTION) return null;
+    if (total !== null && bytesPerSecond > 0 && total > c.bytesDone) {
       // The sync cannot end before its slowest transfer at that file's own rate: with a few slow
       // files left, the total rate still remembers the fast ones that have finished.
       const slowest = Math.max(0, ...active.filter((a) => a.bytesPerSecond > 0).map((a) => (a.sizeBytes - a.bytesDone) / a.bytesPerSecond));
-      return Math.round(Math.max((c.bytesTotal - c.bytesDone) / bytesPerSecond, slowest));
+      return Math.round(Math.max((total - c.bytesDone) / bytesPerSecond, slowest));
     }
-    // While listing (or with no bytes left): how fast the fraction itself moved over the window.
-    const perSecond = (h.fraction - first.fraction) / ((now - first.t) / 1000);
+    // No byte total (or none left): how fast the fraction itself moved over the window.
+    const seconds = (t - first.t) / 1000;
+    const perSecond = seconds > 0 ? (h.fraction - first.fraction) / seconds : 0;
     return perSecond > 0 ? Math.round((1 - h.fraction) / perSecond) : null;
   }
 
-  private fileRate(a: ActiveTransfer, now: number): number {
-    let s = this.fileSamples.get(a);
-    if (!s) this.fileSamples.set(a, (s = []));
-    s.push({ t: now, received: a.received });
-    while (s.length > 2 && now - s[0]!.t > RATE_WINDOW_MS) s.shift();
-    const dt = Math.max(1, (now - s[0]!.t) / 1000);
-    return Math.round(Math.max(0, (a.received - s[0]!.received) / dt));
+  /**
+   * Each transfer's received rate over its last 5 s of unpaused time. A transfer's window starts
+   * at its first byte (or the last Resume, if later), so one seen in a single tick has a rate.
+   */
+  private fileRates(now: number, t: number): Map<ActiveTransfer, number> {
+    const rates = new Map<ActiveTransfer, number>();
+    for (const a of this.fileSamples.keys()) if (!this.counts.active.has(a)) this.fileSamples.delete(a);
+    for (const a of this.counts.active) {
+      let s = this.fileSamples.get(a);
+      if (!s) {
+        // Its first byte came since the last Resume: its window starts there, from 0 bytes received.
+        const from = a.firstByteAt !== undefined && a.firstByteAt >= this.resumedAt && a.firstByteAt <= now ? a.firstByteAt : undefined;
+        s = from === undefined ? [] : [{ t: this.unpausedAt(from), received: 0 }];
+        this.fileSamples.set(a, s);
+      }
+      s.push({ t, received: a.received });
+      while (s.length > 2 && t - s[0]!.t > RATE_WINDOW_MS) s.shift();
+      const dt = Math.max(MIN_FILE_RATE_WINDOW_MS, t - s[0]!.t) / 1000;
+      rates.set(a, Math.round(Math.max(0, (a.received - s[0]!.received) / dt)));
+    }
+    return rates;
   }
 }

@@ -88,7 +88,7 @@ export class SyncRun {
     this.startedAt = deps.clock.now();
     // Every request in flight listens to the run's signal (sync-pools.ts: dozens of small files and consents at once).
     setMaxListeners(256, this.controller.signal);
-    this.accounting = new Accounting(deps.limiter, deps.gate, this.controller.signal);
+    this.accounting = new Accounting(deps.limiter, deps.gate, this.controller.signal, deps.clock);
     const outer = options.signal;
     if (outer) {
       if (outer.aborted) this.controller.abort();

@@ -15,9 +15,13 @@ function setList(ids: number[]): string {
   return ids.length > 12 ? `${shown} and ${ids.length - 12} more` : shown;
 }
 
-/** What is left to download: a running sync's exact figure, or (`newSets` given) the estimate before one. */
-function toDownloadText(bytes: number | null, newSets: number | undefined): string {
-  if (bytes === null) return 'known while a sync runs';
+/**
+ * What is left to download: a running sync's figure (`listing`: of its estimated total while it
+ * lists sets), or (`newSets` given) the estimate before one.
+ */
+function toDownloadText(bytes: number | null, newSets: number | undefined, listing = false): string {
+  if (bytes === null) return listing ? 'known once the first sets are listed' : 'known while a sync runs';
+  if (listing) return `about ${formatBytes(bytes)} (estimated while sets are listed)`;
   if (newSets === undefined) return formatBytes(bytes);
   if (newSets === 0) return 'no new accepted sets (edited ones are known while a sync runs)';
   return `about ${formatBytes(bytes)} (${newSets} new accepted sets, estimated)`;
@@ -45,11 +49,13 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   if (entry?.error) return <ErrorMessage error={entry.error} summary="Could not read the dataset folder." />;
   if (!card) return <p className="muted">Reading the dataset folder…</p>;
 
-  // A running sync knows what is left to fetch (its totals grow as it lists sets); before it, the
-  // new accepted sets at the average size of those on disk are an estimate.
+  // A running sync knows what is left to fetch (of its estimated total while it lists sets);
+  // before it, the new accepted sets at the average size of those on disk are an estimate.
   const p = view.running ? view.progress : null;
+  const listing = p?.estimated === true;
+  const runTotal = p ? (listing ? p.bytesTotalEstimate : p.bytesTotal) : undefined;
   const estimate = view.running ? null : estimateToDownload(card, acceptedSets);
-  const toDownload = p ? Math.max(0, p.bytesTotal - p.bytesDone) : (estimate?.bytes ?? null);
+  const toDownload = p ? (runTotal === null || runTotal === undefined ? null : Math.max(0, runTotal - p.bytesDone)) : (estimate?.bytes ?? null);
   const wontFit = toDownload !== null && card.freeBytes !== null && toDownload > card.freeBytes;
   const changes = card.lastChanges;
 
@@ -66,7 +72,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
         <dt>Still to download</dt>
         <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
-          {toDownloadText(toDownload, estimate?.newSets)}
+          {toDownloadText(toDownload, estimate?.newSets, listing)}
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>

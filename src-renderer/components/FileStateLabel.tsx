@@ -12,10 +12,11 @@ export const FILE_STATE_NAMES: Record<FileState, string> = {
   failed: 'Failed',
 };
 
-export function fileStateText(row: FileRow): string {
+/** `paused`: the sync is paused, so a transfer in flight holds where it is. */
+export function fileStateText(row: FileRow, paused = false): string {
   switch (row.state) {
     case 'downloading':
-      return `Downloading ${percent(row.bytesDone, row.sizeBytes)}%`;
+      return `${paused ? 'Paused' : 'Downloading'} ${percent(row.bytesDone, row.sizeBytes)}%`;
     // The reason in plain words; the technical one is in the row's tooltip and a failed row's details.
     case 'retrying':
       return `Retrying (attempt ${row.attempt ?? '?'})${row.reason ? `: ${explainFailure(row.reason, row.code).summary}` : ''}`;
@@ -26,11 +27,11 @@ export function fileStateText(row: FileRow): string {
   }
 }
 
-export function FileStateLabel({ row }: { row: FileRow }) {
+export function FileStateLabel({ row, paused = false }: { row: FileRow; paused?: boolean }) {
   const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainFailure(row.reason, row.code).detail : undefined;
   return (
     <span className={`state state-${row.state}`} title={detail}>
-      {fileStateText(row)}
+      {fileStateText(row, paused)}
     </span>
   );
 }

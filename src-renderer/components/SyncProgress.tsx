@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import type { SyncPhase } from '../../src-shared/sync-events';
 import type { AggregateProgress } from '../stores/sync';
 import { formatBytes, formatDuration, formatRate, percent } from '../format';
@@ -11,9 +11,32 @@ const PHASES: Record<SyncPhase, string> = {
   writing_manifest: 'writing the manifest',
 };
 
+/** "12.0 MB of 64.0 MB", "of about 64.0 MB" while sets are listed, the bytes alone before any set is. */
+function ofTotal(done: string, total: string | null, estimated: boolean): string {
+  if (total === null) return done;
+  return `${done} of ${estimated ? 'about ' : ''}${total}`;
+}
+
+/** What the sync is doing, every part of it ("listing sets and downloading"); the walk's back-off counts down in place. */
+function PhaseWords({ progress }: { progress: AggregateProgress }) {
+  const phases = progress.phases?.length ? progress.phases : progress.phase ? [progress.phase] : [];
+  if (phases.length === 0) return null;
+  return (
+    <>
+      {phases.map((p, i) => (
+        <Fragment key={p}>
+          {i === 0 ? ' · ' : ' and '}
+          {p === 'retrying' && progress.retry ? <RetryCountdown retry={progress.retry} /> : PHASES[p]}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
 /**
- * Overall progress of a run. The bar follows the engine's `fraction` (sets until every file is
- * known, then bytes; it never goes back); events without it fall back to bytes.
+ * Overall progress of a run. The bar follows the engine's `fraction` (bytes of the best known
+ * total; it never goes back); events without it fall back to bytes. While sets are listed the
+ * totals are the engine's estimates, said with "about"; paused says so instead of a rate.
  */
 export function SyncProgress({ progress, running }: { progress: AggregateProgress | null; running: boolean }) {
   if (!progress) return <p className="muted">{running ? 'Looking for new sets…' : 'No sync in this session yet.'}</p>;
@@ -22,25 +45,26 @@ export function SyncProgress({ progress, running }: { progress: AggregateProgres
   const complete = !running && progress.filesTotal > 0 && progress.filesDone >= progress.filesTotal;
   const shownPct = progress.fraction !== undefined ? percent(progress.fraction, 1) : byBytes || progress.filesTotal > 0 ? pct : complete ? 100 : 0;
   const sets = progress.setsTotal !== undefined && progress.setsTotal > 0 ? ` · sets ${progress.setsDone ?? 0} of ${progress.setsTotal}` : '';
-  const retrying = running && progress.phase === 'retrying' && progress.retry;
-  const phase = running && progress.phase && !retrying ? ` · ${PHASES[progress.phase]}` : '';
+  // Estimates only while the sync runs and lists sets; older events carry the listed totals only.
+  const estimated = running && progress.estimated === true;
+  const bytesTotal = estimated ? progress.bytesTotalEstimate : progress.bytesTotal;
+  const filesTotal = estimated ? progress.filesTotalEstimate : progress.filesTotal;
+  const bytes = ofTotal(formatBytes(progress.bytesDone), bytesTotal === null || bytesTotal === undefined ? null : formatBytes(Math.max(bytesTotal, progress.bytesTotal)), estimated);
+  const files = ofTotal(String(progress.filesDone), filesTotal === null || filesTotal === undefined ? null : String(Math.max(filesTotal, progress.filesTotal)), estimated);
+  const paused = running && progress.paused === true;
   return (
     <div className="sync-progress">
       <div className="progress-bar" role="progressbar" aria-label="Overall sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={shownPct}>
         <span style={{ width: `${shownPct}%` }} />
       </div>
       {/* Polite and atomic: screen readers hear whole updates, at the batch rate, not every digit. */}
-      <p className="progress-text" aria-live="polite" aria-atomic="true" data-testid="overall-progress">
+      <p className="progress-text" aria-live="polite" aria-atomic="true" data-testid="overall-progress" data-estimated={estimated ? 'true' : undefined}>
         <strong>{shownPct}%</strong>
-        {sets} · {formatBytes(progress.bytesDone)} of {formatBytes(progress.bytesTotal)} · files {progress.filesDone} of {progress.filesTotal}
-        {phase}
-        {retrying && (
-          <>
-            {' · '}
-            <RetryCountdown retry={progress.retry!} />
-          </>
-        )}
-        {running && (
+        {sets} · {bytes} · files {files}
+        {estimated && bytesTotal === null && ' (totals known once the first sets are listed)'}
+        {running && !paused && <PhaseWords progress={progress} />}
+        {paused && ' · paused'}
+        {running && !paused && (
           <>
             {' '}
             · {formatRate(progress.bytesPerSecond)} · {progress.etaSeconds === null ? 'ETA –' : `about ${formatDuration(progress.etaSeconds)} left`}

@@ -30,8 +30,9 @@ export function pinnedOrder(rows: readonly FileRow[]): FileRow[] {
  * Per-file transfer rows, virtualised: only the rows in view (plus a small overscan) are in the
  * DOM, so a sync of thousands of files re-renders a few dozen elements per progress batch.
  * A failed row unfolds to its reason in plain words, the technical detail and a Copy button.
+ * While the sync is `paused`, rows in flight say so (and show no speed: nothing is received).
  */
-export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Record<FileState, number> }) {
+export function TransferTable({ rows, counts, paused = false }: { rows: FileRow[]; counts: Record<FileState, number>; paused?: boolean }) {
   const [filter, setFilter] = useState<Filter>('all');
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
   const shown = useMemo(() => pinnedOrder(filter === 'all' ? rows : rows.filter((r) => r.state === filter)), [rows, filter]);
@@ -117,10 +118,10 @@ export function TransferTable({ rows, counts }: { rows: FileRow[]; counts: Recor
                       {formatBytes(row.sizeBytes)}
                     </span>
                     <span role="cell" className="num speed" data-testid="file-speed">
-                      {inFlight && row.bytesPerSecond !== undefined ? formatRate(row.bytesPerSecond) : ''}
+                      {inFlight && !paused && row.bytesPerSecond !== undefined ? formatRate(row.bytesPerSecond) : ''}
                     </span>
                     <span role="cell" className="state-cell">
-                      {row.state === 'failed' ? <FailureToggle row={row} open={open} controls={detailsId} onToggle={() => toggle(row.fileId)} /> : <FileStateLabel row={row} />}
+                      {row.state === 'failed' ? <FailureToggle row={row} open={open} controls={detailsId} onToggle={() => toggle(row.fileId)} /> : <FileStateLabel row={row} paused={paused} />}
                       {row.state === 'downloading' && (
                         <span className="mini-bar" aria-hidden="true">
                           <span style={{ width: `${percent(row.bytesDone, row.sizeBytes)}%` }} />

@@ -85,7 +85,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
             disabled={view.running || !dest || verifying}
             title={verifying ? 'The dataset is being verified: Sync is available when it ends' : undefined}
           >
-            {view.running ? 'Syncing…' : 'Sync'}
+            {view.running ? (view.paused ? 'Paused' : 'Syncing…') : 'Sync'}
           </button>
           <button type="button" onClick={() => requestSync(true)} disabled={view.running || !dest || verifying} title="Walk every accepted set, not only changes since the last sync">
             Full rescan
@@ -177,7 +177,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
       <section className="card files-card" aria-labelledby="files-title">
         <h3 id="files-title">{repaired ? 'Files of the last repair' : 'Files'}</h3>
         {fromDisk && card?.lastRunFilesTruncated && <p className="muted">The first {rows.length} files of the last sync.</p>}
-        <TransferTable rows={rows} counts={counts} />
+        <TransferTable rows={rows} counts={counts} paused={view.running && view.paused} />
       </section>
       <section className="card" aria-labelledby="history-title">
         <h3 id="history-title">History</h3>

@@ -28,11 +28,18 @@ export interface AggregateProgress {
   filesTotal: number;
   bytesPerSecond: number;
   etaSeconds: number | null;
-  /** The engine's own share done (0..1, never going back): sets until every file is listed, then bytes. */
+  /** The engine's own share done (0..1, never going back), of the best known total (ProgressEvent.fraction). */
   fraction?: number;
   setsDone?: number;
   setsTotal?: number;
   phase?: SyncPhase;
+  /** Everything the sync is doing now, `phase` first (listing and downloading overlap). */
+  phases?: SyncPhase[];
+  /** Sets are still being listed: the totals below are estimates (ProgressEvent.estimated). */
+  estimated?: boolean;
+  /** The best known totals: exact once `estimated` is false; null until a set is listed. */
+  bytesTotalEstimate?: number | null;
+  filesTotalEstimate?: number | null;
   /** While the set list waits to be fetched again: the next attempt and whole seconds until it starts. */
   retry?: { attempt: number; of: number; inSeconds: number };
   /** The engine says nothing is received now (ProgressEvent.paused). */
@@ -217,6 +224,10 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           setsDone: event.setsDone,
           setsTotal: event.setsTotal,
           phase: event.phase,
+          phases: event.phases,
+          estimated: event.estimated,
+          bytesTotalEstimate: event.bytesTotalEstimate,
+          filesTotalEstimate: event.filesTotalEstimate,
           ...(event.retry ? { retry: event.retry } : {}),
           paused: event.paused,
         };

@@ -1,6 +1,7 @@
 // End-to-end (real Chromium through the web bridge, real engine, reference service, real disk):
 // the bandwidth limit set in Settings holds a sync's measured rate near the cap, and Pause in
-// the sync panel stops the bytes on disk (the panel and the header say Paused) until Resume,
+// the sync panel stops the bytes on disk (the panel, its Sync button, progress line and rows in
+// flight, and the header say Paused) until Resume,
 // which finishes without walking the sets again (the service's own request counts say so).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -111,6 +112,18 @@ describe('bandwidth limit and pause from the app', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Resume');
     expect(await page.getByTestId('header-activity').textContent()).toMatch(/^Paused /);
     expect(await page.getByTestId('sync-paused').textContent()).toMatch(/^Paused\. Nothing is downloaded meanwhile/);
+    // Everything else in the panel says paused too: the Sync button, the progress line (no rate,
+    // no time left) and the transfers in flight (no speed).
+    const syncButton = page.locator('.sync-actions button.primary');
+    expect(await syncButton.textContent()).toBe('Paused');
+    await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 5000 }).toMatch(/ · paused$/);
+    expect(await page.getByTestId('overall-progress').textContent()).not.toMatch(/\/s|left|ETA|downloading/);
+    const inFlight = page.locator('[role="row"][data-state="downloading"]');
+    expect(await inFlight.count()).toBeGreaterThan(0);
+    for (const text of await inFlight.allTextContents()) {
+      expect(text).toMatch(/Paused \d+%/);
+      expect(text).not.toMatch(/Downloading|B\/s/);
+    }
 
     // Nothing more leaves the service while paused (what was on its way when Pause came settles
     // within a moment). Bodies that had arrived in full may still be written to disk (their last
@@ -127,6 +140,7 @@ describe('bandwidth limit and pause from the app', () => {
     await expect.poll(() => toggle.textContent()).toBe('Pause');
     expect(await page.getByTestId('sync-paused').count()).toBe(0);
     expect(await page.getByTestId('header-activity').textContent()).toMatch(/^Syncing /);
+    expect(await syncButton.textContent()).toBe('Syncing…');
     await expect.poll(() => page.getByTestId('sync-result').textContent(), { timeout: 60_000 }).toMatch(/^Last sync: 16 downloaded, 0 up to date, 0 failed\./);
     expect((await lastRun()).bytesDownloaded).toBe(TOTAL);
     await expectEveryFileVerified(folder);

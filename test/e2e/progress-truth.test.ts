@@ -3,8 +3,10 @@
 // the progress line is recorded in the page (a MutationObserver), and every progress event the
 // bridge pushes is read off its WebSocket: the percentage never goes back, "sets n of N" shows
 // N = the collection's accepted sets from the first progress on, done counts never fall, the
-// phases are named, the page walk's back-off counts down, transfers in flight are pinned on top
-// with their own speed, and a failed file unfolds to plain words with a working Copy button.
+// phases are named (listing and downloading together while they overlap), totals are marked
+// "about" while sets are listed, the page walk's back-off counts down, transfers in flight are
+// pinned on top with their own speed, and a failed file unfolds to plain words with a working
+// Copy button.
 // The sync panel mid-sync is saved as docs/screenshots/sync.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -30,6 +32,8 @@ interface Shown {
   text: string;
   /** Data-state of the rendered file rows, top to bottom. */
   rowStates: string[];
+  /** The dataset card's "Still to download". */
+  toDownload: string;
 }
 
 beforeAll(async () => {
@@ -60,10 +64,11 @@ async function recordWhatIsShown(): Promise<void> {
       const text = document.querySelector('[data-testid="overall-progress"]')?.textContent ?? '';
       const rowStates = [...document.querySelectorAll<HTMLElement>('[role="row"][data-file-id]')].map((r) => r.dataset.state ?? '');
       const pct = bar ? Number(bar.getAttribute('aria-valuenow')) : null;
-      const key = `${pct}|${text}|${rowStates.join(',')}`;
+      const toDownload = document.querySelector('[data-testid="card-to-download"]')?.textContent ?? '';
+      const key = `${pct}|${text}|${rowStates.join(',')}|${toDownload}`;
       if (key === last) return;
       last = key;
-      log.push({ pct, text, rowStates });
+      log.push({ pct, text, rowStates, toDownload });
     };
     new MutationObserver(sample).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-valuenow', 'data-state'] });
   });
@@ -165,7 +170,7 @@ describe('progress truth on a 200-set sync', () => {
     expect(sets0?.[2], log[0]!.text).toBe(String(SETS));
     let before = { pct: 0, setsDone: 0, filesDone: 0 };
     for (const s of log) {
-      const m = /^(\d+)% · sets (\d+) of (\d+) · .* · files (\d+) of (\d+)/.exec(s.text);
+      const m = /^(\d+)% · sets (\d+) of (\d+) · .* · files (\d+)(?: of (?:about )?\d+| \(totals known once the first sets are listed\))/.exec(s.text);
       expect(m, s.text).not.toBeNull();
       const now = { pct: s.pct!, setsDone: Number(m![2]), filesDone: Number(m![4]) };
       expect(Number(m![1])).toBe(s.pct);
@@ -179,6 +184,13 @@ describe('progress truth on a 200-set sync', () => {
       expect(firstIdle === -1 || !s.rowStates.slice(firstIdle).some((st) => IN_FLIGHT.has(st)), s.rowStates.join(',')).toBe(true);
     }
     expect(log.at(-1)!.pct).toBe(100);
+    // Totals: never "0 B of 0 B" while nothing is listed; "about" while sets are listed with
+    // transfers running, and the phase says both; exact once every set is listed.
+    expect(log.some((s) => / 0 B of 0 B /.test(s.text))).toBe(false);
+    expect(log.some((s) => / of about .* · files \d+ of about \d+ · listing sets and downloading · /.test(s.text))).toBe(true);
+    for (const s of log.filter((s) => / · downloading · /.test(s.text) && !/listing/.test(s.text))) expect(s.text).not.toMatch(/ of about /);
+    // The card's "Still to download" is of the same estimate while sets are listed, and says so.
+    expect(log.some((s) => / of about /.test(s.text) && /^about .+ \(estimated while sets are listed\)$/.test(s.toDownload))).toBe(true);
     const phases = new Set(log.map((s) => /· (listing sets|retrying|downloading|checking partial downloads|writing the manifest)\b/.exec(s.text)?.[1]).filter(Boolean));
     expect([...phases]).toEqual(expect.arrayContaining(['listing sets', 'retrying', 'downloading']));
     const countdowns = log.map((s) => /retrying: attempt 2 of 6 in (\d) s/.exec(s.text)?.[1]).filter((v): v is string => v !== undefined).map(Number);
@@ -188,6 +200,7 @@ describe('progress truth on a 200-set sync', () => {
     // The events the bridge pushed say the same.
     expect(pushed.length).toBeGreaterThan(10);
     expect(pushed[0]!.setsTotal).toBe(SETS);
+    expect(pushed[0]!.estimated).toBe(true);
     for (let i = 1; i < pushed.length; i++) {
       const [a, b] = [pushed[i - 1]!, pushed[i]!];
       expect(b.fraction).toBeGreaterThanOrEqual(a.fraction);

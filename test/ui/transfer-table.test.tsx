@@ -46,6 +46,15 @@ describe('TransferTable', () => {
     expect(screen.getByText('5000 files')).toBeTruthy();
   });
 
+  it('says Paused, with the percent, on rows in flight while the sync is paused (and shows no speed)', () => {
+    const view = reduceSyncEvents(rowsOf(() => 'downloading', 2), [progressWith([{ fileId: 1, path: 'sets/1/set_1_slot_01.mp4', bytesDone: 59_520, sizeBytes: 64_000, bytesPerSecond: 0 }])]);
+    render(<TransferTable rows={view.rows} counts={view.stateCounts} paused />);
+    const texts = dataRows().map((r) => r.textContent ?? '');
+    expect(texts[0]).toContain('Paused 93%');
+    expect(texts[1]).toContain('Paused 25%');
+    expect(texts.join(' ')).not.toMatch(/Downloading|B\/s/);
+  });
+
   it('shows each state in words, with percent, attempt and reason', () => {
     const states: FileState[] = ['queued', 'downloading', 'retrying', 'verified', 'up_to_date', 'failed'];
     const view = rowsOf((id) => states[id - 1]!, states.length);
