@@ -13,6 +13,9 @@ export function stateDir(dest: string): string {
   return path.join(dest, STATE_DIR);
 }
 
+// Part files are DEST/.dataset-sync/partial/<resumeKey>.part (destination/local/part-upload.ts),
+// the resume key `${setId}-${fileId}-${sha256}` (set-plan.ts resumeKeyOf).
+
 /** Temp files of atomic writes under DEST; emptied at the start of every sync (a crash may leave some). */
 export function scratchDir(dest: string): string {
   return path.join(dest, STATE_DIR, 'tmp');
@@ -25,22 +28,4 @@ export function partialDir(dest: string): string {
 /** Relative to DEST, with forward slashes as in manifest.csv and SHA256SUMS. */
 export function relFilePath(setId: number, filename: string): string {
   return `sets/${setId}/${filename}`;
-}
-
-export function setDir(dest: string, setId: number): string {
-  return path.join(dest, 'sets', String(setId));
-}
-
-/**
- * A partial download is keyed by set id, file id and expected hash: an edited file never resumes
- * on old bytes, and two transfers never share a part file (a file id listed in two sets gets two;
- * the same id twice in one set fails the set, collisions.ts).
- */
-export function partialPath(dest: string, setId: number, fileId: number, sha256: string): string {
-  return path.join(partialDir(dest), `${setId}-${fileId}-${sha256}.part`);
-}
-
-/** The part file name before set ids were part of it: claimed (by rename, so by one transfer only) to resume after an upgrade. */
-export function legacyPartialPath(dest: string, fileId: number, sha256: string): string {
-  return path.join(partialDir(dest), `${fileId}-${sha256}.part`);
 }

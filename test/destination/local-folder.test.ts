@@ -206,6 +206,8 @@ describe('LocalFolder: reading and checking', () => {
     expect(await folder.stat('sets/2/b.bin')).toBeNull();
     expect((await folder.stat('sets/3/c.bin'))?.stamp).toBe(LINKED_STAMP);
     await expect(collect(folder.read('sets/1/a.bin'))).rejects.toThrow(/is a symbolic link, not a regular file/);
+    await expect(collect(folder.read('sets/1/a.bin'))).rejects.toMatchObject({ name: 'NotRegularFileError', kind: 'bad_key' });
+    await expect(collect(folder.read('sets/2/b.bin'))).rejects.toMatchObject({ kind: 'io', code: 'ENOENT' });
     await expect(collect(folder.read('sets/3/c.bin'))).rejects.toThrow(/not a real folder/);
     expect(await folder.verifiedCopy('sets/1/a.bin', { size: 3, sha256: sha(Buffer.from('aaa')) })).toBeNull();
     // The linked folder is listed as an entry of its own, never walked.

@@ -33,10 +33,6 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
   }
 }
 
-export async function writeJsonAtomic(target: string, value: unknown, mode = 0o644, tmpDir?: string): Promise<void> {
-  await writeFileAtomic(target, JSON.stringify(value, null, 2) + '\n', mode, tmpDir);
-}
-
 /**
  * The same contract with synchronous calls, for small files written in bulk (set.json, consent
  * records; bench scenario 2): a few microseconds each on the page cache, where every async call
@@ -63,8 +59,4 @@ export function writeFileAtomicSync(target: string, data: string | Buffer, mode 
     }
     throw e;
   }
-}
-
-export function writeJsonAtomicSync(target: string, value: unknown, mode = 0o644, tmpDir?: string): void {
-  writeFileAtomicSync(target, JSON.stringify(value, null, 2) + '\n', mode, tmpDir);
 }

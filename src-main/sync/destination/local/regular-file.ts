@@ -4,11 +4,12 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readFileSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { DestinationError } from '../destination';
 
-export class NotRegularFileError extends Error {
-  readonly code = 'ENOTREGULAR';
+/** Something other than a regular file where one is read: the Destination's 'bad_key' (never followed, never read). */
+export class NotRegularFileError extends DestinationError {
   constructor(readonly path: string, what: string) {
-    super(`${path} is ${what}, not a regular file`);
+    super('bad_key', `${path} is ${what}, not a regular file`, 'ENOTREGULAR');
     this.name = 'NotRegularFileError';
   }
 }
