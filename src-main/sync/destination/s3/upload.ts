@@ -122,6 +122,8 @@ class S3Upload implements Upload {
   private inFlight = new Map<number, Promise<void>>();
   private failure: unknown = null;
   private closed = false;
+  /** Parts 1..scheduledThrough were sent or are being sent (or were stored already). */
+  private scheduledThrough = 0;
 
   constructor(
     private readonly ctx: UploadContext,
@@ -206,11 +208,20 @@ class S3Upload implements Upload {
     return Math.min(this.partSize, this.expect.size - (n - 1) * this.partSize);
   }
 
-  private async saveRecord(): Promise<void> {
-    const tmp = `${this.recordFile}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify(this.record));
-    await fs.rename(tmp, this.recordFile);
+  /**
+   * Writes the record (aside, then rename). Parts finish in any order: saves are queued and
+   * each writes the record as it is when its turn comes, so the last one on disk is the newest.
+   */
+  private saveRecord(): Promise<void> {
+    const save = this.saving.then(async () => {
+      const tmp = `${this.recordFile}.${randomBytes(4).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, JSON.stringify(this.record));
+      await fs.rename(tmp, this.recordFile);
+    });
+    this.saving = save.catch(() => undefined);
+    return save;
   }
+  private saving: Promise<void> = Promise.resolve();
 
   async *readHeld(): AsyncIterable<Buffer> {
     if (this.held === 0) return;
@@ -228,7 +239,10 @@ class S3Upload implements Upload {
     this.written += bytesWritten;
     // Every full part goes up in the background; a part that is also the last one waits for
     // commit (the body may still be found wrong by the hash).
-    for (let n = 1; n * this.partSize <= this.written && n * this.partSize < this.expect.size; n++) this.schedule(n);
+    for (let n = this.scheduledThrough + 1; n * this.partSize <= this.written && n * this.partSize < this.expect.size; n++) {
+      this.schedule(n);
+      this.scheduledThrough = n;
+    }
     while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
     if (this.failure) throw this.failure;
     return bytesWritten;
@@ -300,6 +314,7 @@ class S3Upload implements Upload {
     if (this.record.uploadId) await this.abort(this.objectKey, this.record.uploadId);
     this.record = this.freshRecord();
     this.stored.clear();
+    this.scheduledThrough = 0;
     await this.handle?.truncate(0);
     this.written = 0;
     await this.saveRecord();
