@@ -274,6 +274,35 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
     }
   }, 120_000);
 
+  it('close() does not wait for a store that stopped answering: the part cut short is sent again on resume', async () => {
+    const proxy = await countingProxy(new URL(ctx.rgw.endpoint).port);
+    const prefix = freshPrefix();
+    const stateDir = path.join(ctx.tmp, `hang-${randomBytes(3).toString('hex')}`);
+    const key = 'sets/3/set_3_slot_01.mp4';
+    const body = bodyOf(2 * PART + 99, 51);
+    const exp = expectation(body, key);
+    try {
+      const first = bucketDest(prefix, { endpoint: proxy.endpoint, stateDir });
+      await first.prepare();
+      const up = await first.openUpload(key, exp);
+      await up.write([body.subarray(0, 10)], 0); // nothing sent yet: no full part
+      proxy.blackHole();
+      await up.write([body.subarray(10, PART + 10)], 10); // part 1 goes out and never gets an answer
+      await up.close();
+      await first.close();
+    } finally {
+      await proxy.close();
+    }
+    const second = bucketDest(prefix, { stateDir });
+    const resumed = await second.openUpload(key, exp);
+    expect(resumed.held).toBe(PART + 10);
+    await resumed.write([body.subarray(PART + 10)], PART + 10);
+    await resumed.commit();
+    expect((await readAll(second.read(key))).equals(body)).toBe(true);
+    expect(await openUploads(prefix)).toEqual([]);
+    await second.close();
+  }, 90_000);
+
   it('lock: the lock object holds host and pid; release removes it only while it is ours', async () => {
     const prefix = freshPrefix();
     const dest = bucketDest(prefix);
@@ -337,16 +366,18 @@ async function until(what: string, predicate: () => Promise<boolean>, timeoutMs 
 }
 
 /** A loopback TCP relay to `port` counting the bytes clients send through it. */
-async function countingProxy(port: string): Promise<{ endpoint: string; sent(): number; close(): Promise<void> }> {
+async function countingProxy(port: string): Promise<{ endpoint: string; sent(): number; blackHole(): void; close(): Promise<void> }> {
   let sent = 0;
+  let swallow = false;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(port), '127.0.0.1');
     sockets.add(client).add(upstream);
     client.on('data', (d: Buffer) => {
       sent += d.length;
+      if (!swallow) upstream.write(d);
     });
-    client.pipe(upstream).pipe(client);
+    upstream.pipe(client);
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -361,6 +392,10 @@ async function countingProxy(port: string): Promise<{ endpoint: string; sent(): 
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     sent: () => sent,
+    /** From now on, what clients send goes nowhere and nothing is answered (a store that hangs). */
+    blackHole: () => {
+      swallow = true;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -37,8 +37,14 @@ import { isCode, s3Error, type Where } from './errors';
 /** 8 MiB: above S3's 5 MiB minimum, few requests, little memory (MAX_IN_FLIGHT buffers). */
 export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-/** Parts sent at once while the download goes on. */
+/**
+ * Parts sent at once while the download goes on. Measured with 256 MiB into RGW on loopback (a
+ * busy 2-core machine): 2 → 15.5 MiB/s, 4 → 18.4 MiB/s; 2 keeps 16 MiB of buffers per file
+ * (the engine runs several files at once).
+ */
 const MAX_IN_FLIGHT = 2;
+/** How long close() lets the parts in flight finish. */
+const CLOSE_GRACE_MS = 10_000;
 
 export interface UploadContext {
   client: S3Client;
@@ -263,6 +269,7 @@ class S3Upload implements Upload {
     this.creating ??= (async () => {
       const res = await this.ctx.client.send(
         new CreateMultipartUploadCommand({ Bucket: this.ctx.bucket, Key: this.objectKey, Metadata: { sha256: this.expect.sha256 } }),
+        { abortSignal: this.parts.signal },
       );
       if (!res.UploadId) throw new DestinationError('io', `${this.ctx.where.endpoint} gave no upload id for ${this.key}.`);
       this.record.uploadId = res.UploadId;
@@ -293,6 +300,7 @@ class S3Upload implements Upload {
     const sum = md5(body);
     const res = await this.ctx.client.send(
       new UploadPartCommand({ Bucket: this.ctx.bucket, Key: this.objectKey, UploadId: uploadId, PartNumber: n, Body: body, ContentMD5: sum.base64 }),
+      { abortSignal: this.parts.signal },
     );
     const etag = unquote(res.ETag);
     // A store whose part ETag is not the MD5 (SSE-KMS) still checked Content-MD5; the part is
@@ -308,8 +316,25 @@ class S3Upload implements Upload {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  async restart(): Promise<void> {
+  /**
+   * Lets the parts in flight finish (each one stored is not sent again on resume), but no
+   * longer than CLOSE_GRACE_MS: a store that hangs must not hold up a cancelled sync for the
+   * SDK's timeouts and retries. Parts cut short are sent again by the next attempt.
+   */
+  private async settleOrCut(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(), new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    this.parts.abort();
     await this.settle();
+  }
+  private parts = new AbortController();
+
+  async restart(): Promise<void> {
+    // The parts in flight belong to bytes being dropped: cut them at once.
+    this.parts.abort();
+    await this.settle();
+    this.parts = new AbortController();
     this.failure = null;
     if (this.record.uploadId) await this.abort(this.objectKey, this.record.uploadId);
     this.record = this.freshRecord();
@@ -400,7 +425,7 @@ class S3Upload implements Upload {
   }
 
   async close(): Promise<void> {
-    await this.settle();
+    await this.settleOrCut();
     if (this.closed) return;
     this.closed = true;
     await this.handle?.close().catch(() => undefined);
@@ -408,6 +433,7 @@ class S3Upload implements Upload {
   }
 
   async discard(): Promise<void> {
+    this.parts.abort();
     await this.settle();
     if (this.record.uploadId) await this.abort(this.objectKey, this.record.uploadId);
     await this.removeLocal();
