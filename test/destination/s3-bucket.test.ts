@@ -1,6 +1,7 @@
 // The bucket destination against a real Ceph RGW on loopback (test/support/ceph-rgw.ts): the
 // destination contract, then what only a bucket has — errors in words, multipart resume across
 // a gateway that dies, no upload left open, and the store's own integrity features measured.
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -273,6 +274,35 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
     }
   }, 120_000);
 
+  it('close() does not wait for a store that stopped answering: the part cut short is sent again on resume', async () => {
+    const proxy = await countingProxy(new URL(ctx.rgw.endpoint).port);
+    const prefix = freshPrefix();
+    const stateDir = path.join(ctx.tmp, `hang-${randomBytes(3).toString('hex')}`);
+    const key = 'sets/3/set_3_slot_01.mp4';
+    const body = bodyOf(2 * PART + 99, 51);
+    const exp = expectation(body, key);
+    try {
+      const first = bucketDest(prefix, { endpoint: proxy.endpoint, stateDir });
+      await first.prepare();
+      const up = await first.openUpload(key, exp);
+      await up.write([body.subarray(0, 10)], 0); // nothing sent yet: no full part
+      proxy.blackHole();
+      await up.write([body.subarray(10, PART + 10)], 10); // part 1 goes out and never gets an answer
+      await up.close();
+      await first.close();
+    } finally {
+      await proxy.close();
+    }
+    const second = bucketDest(prefix, { stateDir });
+    const resumed = await second.openUpload(key, exp);
+    expect(resumed.held).toBe(PART + 10);
+    await resumed.write([body.subarray(PART + 10)], PART + 10);
+    await resumed.commit();
+    expect((await readAll(second.read(key))).equals(body)).toBe(true);
+    expect(await openUploads(prefix)).toEqual([]);
+    await second.close();
+  }, 90_000);
+
   it('lock: the lock object holds host and pid; release removes it only while it is ours', async () => {
     const prefix = freshPrefix();
     const dest = bucketDest(prefix);
@@ -287,21 +317,67 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
     const e = await dest.lock().catch((err: unknown) => err);
     expect((e as DestinationError).kind).toBe('locked');
     expect((e as DestinationError).message).toMatch(/pid 1 on host elsewhere/);
+
+    // A lock of this host whose process is gone (a sync killed with SIGKILL) is taken over at once.
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => dead.on('exit', resolve));
+    const left = JSON.stringify({ host: os.hostname(), pid: dead.pid, startedAt: new Date().toISOString(), nonce: 'gone' });
+    await ctx.admin.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/.dataset-sync/lock`, Body: left }));
+    const taken = await dest.lock();
+    expect(JSON.parse((await dest.readText('.dataset-sync/lock'))!)).toMatchObject({ pid: process.pid });
+    await taken.release();
+    expect(await dest.stat('.dataset-sync/lock')).toBeNull();
+    await dest.close();
+  });
+
+  it('lock: refreshed while held (Last-Modified moves); a refresh that finds the lock taken over says so', async () => {
+    const prefix = freshPrefix();
+    const lost: string[] = [];
+    const dest = new S3Bucket(
+      { kind: 'bucket', bucket: ctx.bucket, prefix, endpoint: ctx.rgw.endpoint, forcePathStyle: true },
+      {
+        credentials: { accessKeyId: ctx.rgw.accessKeyId, secretAccessKey: ctx.rgw.secretAccessKey },
+        stateDir: path.join(ctx.tmp, `lock-${prefix.replace(/\W/g, '_')}`),
+        lockRefreshMs: 300,
+        onLockLost: (m) => lost.push(m),
+      },
+    );
+    await dest.prepare();
+    const lock = await dest.lock();
+    const lockKey = `${prefix}/.dataset-sync/lock`;
+    const before = (await ctx.admin.send(new HeadObjectCommand({ Bucket: ctx.bucket, Key: lockKey }))).LastModified!.getTime();
+    await until('the lock to be refreshed', async () => (await ctx.admin.send(new HeadObjectCommand({ Bucket: ctx.bucket, Key: lockKey }))).LastModified!.getTime() > before);
+    expect(lost).toEqual([]);
+    await ctx.admin.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: lockKey, Body: '{"host":"elsewhere","pid":2}' }));
+    await until('the loss to be reported', async () => lost.length > 0);
+    expect(lost[0]).toMatch(/was taken over by another sync/);
+    await lock.release();
+    expect(await dest.readText('.dataset-sync/lock')).toBe('{"host":"elsewhere","pid":2}');
     await dest.close();
   });
 });
 
+async function until(what: string, predicate: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A loopback TCP relay to `port` counting the bytes clients send through it. */
-async function countingProxy(port: string): Promise<{ endpoint: string; sent(): number; close(): Promise<void> }> {
+async function countingProxy(port: string): Promise<{ endpoint: string; sent(): number; blackHole(): void; close(): Promise<void> }> {
   let sent = 0;
+  let swallow = false;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(port), '127.0.0.1');
     sockets.add(client).add(upstream);
     client.on('data', (d: Buffer) => {
       sent += d.length;
+      if (!swallow) upstream.write(d);
     });
-    client.pipe(upstream).pipe(client);
+    upstream.pipe(client);
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -316,6 +392,10 @@ async function countingProxy(port: string): Promise<{ endpoint: string; sent(): 
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     sent: () => sent,
+    /** From now on, what clients send goes nowhere and nothing is answered (a store that hangs). */
+    blackHole: () => {
+      swallow = true;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

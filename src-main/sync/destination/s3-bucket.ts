@@ -51,6 +51,8 @@ export interface S3BucketOptions {
   partSize?: number;
   /** Told when the lock was taken over by another sync while this one held it. */
   onLockLost?: (message: string) => void;
+  /** How often the lock object is refreshed while held (default 60 s; tests make it short). */
+  lockRefreshMs?: number;
 }
 
 /** The key of the lock object under PREFIX. */
@@ -177,6 +179,7 @@ export class S3Bucket implements Destination {
       objectKey: this.objectKey(LOCK_KEY),
       label: this.label,
       onLost: this.options.onLockLost,
+      refreshMs: this.options.lockRefreshMs,
     });
   }
 

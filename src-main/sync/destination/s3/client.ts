@@ -15,8 +15,8 @@ export function needsPathStyle(endpoint: string): boolean {
 }
 
 export function makeS3Client(spec: BucketSpec, credentials?: BucketCredentials): S3Client {
-  // The SDK warns on every CLI run under Node 20 that its releases after January 2027 will want
-  // Node 22: nothing a user of this tool can act on (the packaged app brings its own runtime).
+  // The SDK warns on every run under Node < 22 that its releases after January 2027 will need
+  // it; the CLI supports Node 20.19 and the app runs Electron's Node 22: noise for users.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new S3Client({
     ...(spec.endpoint ? { endpoint: spec.endpoint } : {}),

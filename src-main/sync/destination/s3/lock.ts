@@ -46,6 +46,8 @@ export interface LockContext {
   label: string;
   /** Called when a refresh finds the lock no longer ours. */
   onLost?: (message: string) => void;
+  /** How often the lock is refreshed (default REFRESH_MS; tests make it short). */
+  refreshMs?: number;
 }
 
 function processAlive(pid: number): boolean {
@@ -102,8 +104,11 @@ export async function acquireBucketLock(ctx: LockContext): Promise<DestinationLo
       );
       return res.ETag ?? '';
     } catch (e) {
-      if (isPreconditionFailed(e)) return null;
-      throw s3Error(e, ctx.where, 'take the lock');
+      if (!isPreconditionFailed(e)) throw s3Error(e, ctx.where, 'take the lock');
+      // Ceph 16 compares If-Match on a PUT with the bare ETag (measured: the quoted form that
+      // HTTP and AWS use always fails with 412, the bare one works); a real mismatch fails both.
+      if (condition.IfMatch?.startsWith('"')) return put({ IfMatch: condition.IfMatch.replace(/^"|"$/g, '') });
+      return null;
     }
   };
   let etag: string | null = null;
@@ -131,19 +136,20 @@ export async function acquireBucketLock(ctx: LockContext): Promise<DestinationLo
     void (async () => {
       if (released || lost) return;
       try {
-        const res = await ctx.client.send(
-          new PutObjectCommand({ Bucket: ctx.bucket, Key: ctx.objectKey, Body: body, ContentType: 'application/json', IfMatch: etag! }),
-        );
-        etag = res.ETag ?? etag;
-      } catch (e) {
-        if (isPreconditionFailed(e) && !released) {
+        const next = await put({ IfMatch: etag! });
+        if (next !== null) {
+          etag = next || etag;
+          return;
+        }
+        if (!released) {
           lost = true;
           ctx.onLost?.(`The lock of ${ctx.label} was taken over by another sync (this one did not refresh it for ${STALE_MS / 60_000} minutes).`);
         }
+      } catch {
         // Other failures (the store unreachable for a moment): the next refresh tries again.
       }
     })();
-  }, REFRESH_MS);
+  }, ctx.refreshMs ?? REFRESH_MS);
   timer.unref();
 
   return {

@@ -37,8 +37,14 @@ import { isCode, s3Error, type Where } from './errors';
 /** 8 MiB: above S3's 5 MiB minimum, few requests, little memory (MAX_IN_FLIGHT buffers). */
 export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-/** Parts sent at once while the download goes on. */
+/**
+ * Parts sent at once while the download goes on. Measured with 256 MiB into RGW on loopback (a
+ * busy 2-core machine): 2 → 15.5 MiB/s, 4 → 18.4 MiB/s; 2 keeps 16 MiB of buffers per file
+ * (the engine runs several files at once).
+ */
 const MAX_IN_FLIGHT = 2;
+/** How long close() lets the parts in flight finish. */
+const CLOSE_GRACE_MS = 10_000;
 
 export interface UploadContext {
   client: S3Client;
@@ -122,6 +128,8 @@ class S3Upload implements Upload {
   private inFlight = new Map<number, Promise<void>>();
   private failure: unknown = null;
   private closed = false;
+  /** Parts 1..scheduledThrough were sent or are being sent (or were stored already). */
+  private scheduledThrough = 0;
 
   constructor(
     private readonly ctx: UploadContext,
@@ -206,11 +214,20 @@ class S3Upload implements Upload {
     return Math.min(this.partSize, this.expect.size - (n - 1) * this.partSize);
   }
 
-  private async saveRecord(): Promise<void> {
-    const tmp = `${this.recordFile}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify(this.record));
-    await fs.rename(tmp, this.recordFile);
+  /**
+   * Writes the record (aside, then rename). Parts finish in any order: saves are queued and
+   * each writes the record as it is when its turn comes, so the last one on disk is the newest.
+   */
+  private saveRecord(): Promise<void> {
+    const save = this.saving.then(async () => {
+      const tmp = `${this.recordFile}.${randomBytes(4).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, JSON.stringify(this.record));
+      await fs.rename(tmp, this.recordFile);
+    });
+    this.saving = save.catch(() => undefined);
+    return save;
   }
+  private saving: Promise<void> = Promise.resolve();
 
   async *readHeld(): AsyncIterable<Buffer> {
     if (this.held === 0) return;
@@ -228,7 +245,10 @@ class S3Upload implements Upload {
     this.written += bytesWritten;
     // Every full part goes up in the background; a part that is also the last one waits for
     // commit (the body may still be found wrong by the hash).
-    for (let n = 1; n * this.partSize <= this.written && n * this.partSize < this.expect.size; n++) this.schedule(n);
+    for (let n = this.scheduledThrough + 1; n * this.partSize <= this.written && n * this.partSize < this.expect.size; n++) {
+      this.schedule(n);
+      this.scheduledThrough = n;
+    }
     while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight.values());
     if (this.failure) throw this.failure;
     return bytesWritten;
@@ -249,6 +269,7 @@ class S3Upload implements Upload {
     this.creating ??= (async () => {
       const res = await this.ctx.client.send(
         new CreateMultipartUploadCommand({ Bucket: this.ctx.bucket, Key: this.objectKey, Metadata: { sha256: this.expect.sha256 } }),
+        { abortSignal: this.parts.signal },
       );
       if (!res.UploadId) throw new DestinationError('io', `${this.ctx.where.endpoint} gave no upload id for ${this.key}.`);
       this.record.uploadId = res.UploadId;
@@ -279,6 +300,7 @@ class S3Upload implements Upload {
     const sum = md5(body);
     const res = await this.ctx.client.send(
       new UploadPartCommand({ Bucket: this.ctx.bucket, Key: this.objectKey, UploadId: uploadId, PartNumber: n, Body: body, ContentMD5: sum.base64 }),
+      { abortSignal: this.parts.signal },
     );
     const etag = unquote(res.ETag);
     // A store whose part ETag is not the MD5 (SSE-KMS) still checked Content-MD5; the part is
@@ -294,12 +316,30 @@ class S3Upload implements Upload {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  async restart(): Promise<void> {
+  /**
+   * Lets the parts in flight finish (each one stored is not sent again on resume), but no
+   * longer than CLOSE_GRACE_MS: a store that hangs must not hold up a cancelled sync for the
+   * SDK's timeouts and retries. Parts cut short are sent again by the next attempt.
+   */
+  private async settleOrCut(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(), new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    this.parts.abort();
     await this.settle();
+  }
+  private parts = new AbortController();
+
+  async restart(): Promise<void> {
+    // The parts in flight belong to bytes being dropped: cut them at once.
+    this.parts.abort();
+    await this.settle();
+    this.parts = new AbortController();
     this.failure = null;
     if (this.record.uploadId) await this.abort(this.objectKey, this.record.uploadId);
     this.record = this.freshRecord();
     this.stored.clear();
+    this.scheduledThrough = 0;
     await this.handle?.truncate(0);
     this.written = 0;
     await this.saveRecord();
@@ -385,7 +425,7 @@ class S3Upload implements Upload {
   }
 
   async close(): Promise<void> {
-    await this.settle();
+    await this.settleOrCut();
     if (this.closed) return;
     this.closed = true;
     await this.handle?.close().catch(() => undefined);
@@ -393,6 +433,7 @@ class S3Upload implements Upload {
   }
 
   async discard(): Promise<void> {
+    this.parts.abort();
     await this.settle();
     if (this.record.uploadId) await this.abort(this.objectKey, this.record.uploadId);
     await this.removeLocal();
