@@ -58,9 +58,12 @@ export interface CollectionSyncView {
   /** A verify runs in main (from whichever window started it): no sync may start. */
   verifying: boolean;
   full: boolean;
-  /** In the order files were first reported; `indexById` finds a row in O(1). */
+  /**
+   * In the order files were first reported; `indexById` finds a row in O(1) by `rowKey` (set and
+   * file: the engine allows one file id in two sets, and each is its own transfer).
+   */
   rows: FileRow[];
-  indexById: Map<number, number>;
+  indexById: Map<string, number>;
   stateCounts: Record<FileState, number>;
   progress: AggregateProgress | null;
   sets: SetTally;
@@ -114,6 +117,11 @@ function emptyCounts(): Record<FileState, number> {
   return { queued: 0, downloading: 0, retrying: 0, verified: 0, up_to_date: 0, failed: 0 };
 }
 
+/** A transfer row's identity: its set and its file (one file id may be in two sets). */
+export function rowKey(row: { setId: number; fileId: number }): string {
+  return `${row.setId}/${row.fileId}`;
+}
+
 export function emptySyncView(): CollectionSyncView {
   return {
     running: false,
@@ -152,15 +160,15 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
     }
   };
 
-  const upsert = (fileId: number, build: (existing: FileRow | undefined) => FileRow) => {
+  const upsert = (key: string, build: (existing: FileRow | undefined) => FileRow) => {
     touchRows();
-    const at = indexById.get(fileId);
+    const at = indexById.get(key);
     if (at === undefined) {
       if (!indexCopied) {
         indexById = new Map(indexById);
         indexCopied = true;
       }
-      indexById.set(fileId, rows.length);
+      indexById.set(key, rows.length);
       rows.push(build(undefined));
     } else {
       rows[at] = build(rows[at]);
@@ -190,7 +198,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
         break;
       }
       case 'file':
-        upsert(event.fileId, (existing) => {
+        upsert(rowKey(event), (existing) => {
           const bytesDone =
             event.bytesDone ?? (event.state === 'verified' || event.state === 'up_to_date' ? event.sizeBytes : event.state === 'queued' ? 0 : (existing?.bytesDone ?? 0));
           const row: FileRow = { fileId: event.fileId, setId: event.setId, path: event.path, sizeBytes: event.sizeBytes, state: event.state, bytesDone };
@@ -217,9 +225,11 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           ...(event.retry ? { retry: event.retry } : {}),
           paused: event.paused,
         };
-        // Per-file byte counts between state changes arrive only here.
+        // Per-file byte counts between state changes arrive only here. An active transfer names
+        // its file id and path, not its set: the path (sets/<set>/…) tells which set it is.
         for (const active of event.active) {
-          const at = indexById.get(active.fileId);
+          const setId = Number(/^sets\/(\d+)\//.exec(active.path)?.[1]);
+          const at = indexById.get(rowKey({ setId, fileId: active.fileId }));
           const row = at === undefined ? undefined : rows[at];
           if (at !== undefined && row && (row.state === 'downloading' || row.state === 'queued' || row.state === 'retrying')) {
             touchRows();
