@@ -11,6 +11,8 @@ import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
 import { readDatasetCard, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
+import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
+import { validateBaseUrl } from '../api/base-url';
 import type { ConnectionManager } from './connection';
 import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
@@ -57,6 +59,18 @@ export class Datasets {
     return dataset;
   }
 
+  /**
+   * The folder, unless it has come to hold another collection's dataset since it was chosen
+   * (a CLI sync, a copy): then its files, changes and verify results are not this collection's.
+   */
+  private ownFolder(collectionId: number): CollectionDatasetSettings {
+    const dataset = this.folder(collectionId);
+    const owner = this.owner(collectionId);
+    const conflict = owner && ownerConflict(dataset.dest, owner);
+    if (conflict) throw new AppError('refused', conflict);
+    return dataset;
+  }
+
   async list(): Promise<CollectionListItem[]> {
     const client = await this.deps.connection.deliveryClient();
     const accountId = this.deps.connection.activeAccountId();
@@ -84,13 +98,38 @@ export class Datasets {
     return stripSignerNames(await (await this.deps.connection.deliveryClient()).listSets(collectionId, query));
   }
 
+  /** The service and collection a folder of this collection must belong to (the engine's binding). */
+  private owner(collectionId: number): { baseUrl: string; collectionId: number } | null {
+    const account = this.deps.settings.activeAccount();
+    return account ? { baseUrl: validateBaseUrl(account.baseUrl), collectionId } : null;
+  }
+
+  /** Every other collection's folders, of every account: a folder serves one collection only. */
+  private knownDatasets(accountId: string, collectionId: number): KnownDataset[] {
+    const { settings } = this.deps;
+    return settings.accounts().flatMap((account) =>
+      Object.entries(settings.datasets(account.id))
+        .filter(([id]) => !(account.id === accountId && Number(id) === collectionId))
+        .map(([id, dataset]) => ({
+          label: account.id === accountId ? `collection ${id}` : `collection ${id} of ${account.client?.name ?? account.baseUrl}`,
+          ...dataset,
+        })),
+    );
+  }
+
   /**
-   * A new folder means a new dataset: a consents folder chosen for the old one is dropped and
-   * the engine's default (a sibling of the new folder) applies.
+   * The chosen folder is checked before it is kept (folder-check.ts): another collection's
+   * dataset, a folder inside a dataset or its consents, or one the app cannot write to is
+   * refused in words and the collection keeps its folder. A new folder means a new dataset: a
+   * consents folder chosen for the old one is dropped and the engine's default (a sibling of
+   * the new folder) applies.
    */
-  choose(collectionId: number, dest: string): CollectionDatasetSettings {
+  async choose(collectionId: number, dest: string): Promise<CollectionDatasetSettings> {
     const dataset = { dest };
     const accountId = this.deps.connection.activeAccountId();
+    const owner = this.owner(collectionId);
+    const refusal = owner && (await checkChosenFolder(dest, owner, this.knownDatasets(accountId, collectionId)));
+    if (refusal) throw new AppError('refused', refusal);
     this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
     // The old folder's last run says nothing about the new one.
     this.deps.syncs.forgetLastSummary({ accountId, collectionId });
@@ -106,7 +145,7 @@ export class Datasets {
    * remembers when. Cancelled (syncs.cancelVerify): AppError 'cancelled', nothing recorded.
    */
   verify(collectionId: number): Promise<VerifyReport> {
-    const { dest } = this.folder(collectionId);
+    const { dest } = this.ownFolder(collectionId);
     const ref = this.ref(collectionId);
     return this.deps.syncs.exclusive(ref, async (signal) => {
       const startedAt = performance.now();
@@ -139,7 +178,7 @@ export class Datasets {
   }
 
   async card(collectionId: number): Promise<DatasetCard> {
-    const dataset = this.folder(collectionId);
+    const dataset = this.ownFolder(collectionId);
     const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
     return readDatasetCard(dataset, lastSummary);
   }

@@ -133,7 +133,7 @@ describe('dataset card, per-folder history and activity', () => {
   it('"Sync all" syncs every collection with a folder, one after the other', async () => {
     const [first, second] = service.clients[0]!.collections;
     expect(second).toBeDefined();
-    bridge.services.datasets.choose(second!, join(root, 'other-collection'));
+    await bridge.services.datasets.choose(second!, join(root, 'other-collection'));
     // The previous test ended on the collections list.
     await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Refresh' }).click();
