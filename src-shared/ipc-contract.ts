@@ -226,7 +226,12 @@ export interface EventChannels {
   'sync:events': { accountId: string; collectionId: number; events: SyncEvent[] };
   'sync:state': SyncRunState;
   'verify:progress': VerifyProgress;
-  'notice': { level: 'info' | 'warning' | 'error'; message: string };
+  /**
+   * A message for the window. `accountId`: the account it is about (a sync's outcome); the
+   * window shows it only while that account is active and drops it on a switch. Info notices go
+   * by themselves after a few seconds; warnings and errors stay until dismissed.
+   */
+  'notice': { level: 'info' | 'warning' | 'error'; message: string; accountId?: string };
 }
 export type EventChannel = keyof EventChannels;
 

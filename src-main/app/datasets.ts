@@ -75,6 +75,7 @@ export class Datasets {
     const client = await this.deps.connection.deliveryClient();
     const accountId = this.deps.connection.activeAccountId();
     const collections = await client.listCollections();
+    for (const c of collections) this.deps.syncs.rememberTitle({ accountId, collectionId: c.id }, c.title);
     return Promise.all(
       collections.map(async (c): Promise<CollectionListItem> => {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);

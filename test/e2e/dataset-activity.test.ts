@@ -154,7 +154,7 @@ describe('dataset card, per-folder history and activity', () => {
 
   it('says that auto-sync is on and when it runs next', async () => {
     expect(await page.getByTestId('autosync-next').count()).toBe(0);
-    await page.getByRole('button', { name: /Signed in as/ }).click();
+    await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByLabel('Automatic sync').selectOption('15');
     const next = page.getByTestId('autosync-next');
     await expect.poll(() => next.textContent()).toMatch(/^Auto-sync on · next /);

@@ -328,7 +328,8 @@ describe('recruiter workspace end to end', () => {
     await page.getByRole('button', { name: 'Forget recruiter key' }).click();
     await page.getByLabel('Recruiter API key').waitFor();
     await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Connect the recruiter API' });
-    expect(await page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
+    // The header names the recruiter organization here (none now), never the delivery client as if it were one.
+    expect(await page.getByTestId('header-recruiter-org').textContent()).toBe('No recruiter key connected');
     expect(await bridge.services.connection.current()).not.toBeNull();
     expect(pageErrors).toEqual([]);
   });
@@ -337,6 +338,7 @@ describe('recruiter workspace end to end', () => {
     await page.getByLabel('Recruiter API key').fill(orgKey('Readonly Recruiting'));
     await page.getByRole('button', { name: 'Connect recruiter key' }).click();
     await expect.poll(() => page.getByTestId('recruiter-org-name').textContent()).toBe('Readonly Recruiting');
+    expect(await page.getByTestId('header-recruiter-org').textContent()).toBe('Recruiting as Readonly Recruiting');
     await page.locator('table.rc-jobs tbody tr').first().waitFor();
 
     // New job and Data Champs stay visible but disabled (still focusable), each naming its scope.

@@ -74,4 +74,60 @@ describe.each([800, 1280])('at %i px', (width) => {
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(mainFolder);
     expect(await alert.count()).toBe(0);
   });
+
+  /** Whether `selector`'s boxes overlap any control outside them (a notice must never cover one). */
+  function overlapsControl(selector: string): Promise<string[]> {
+    return page.evaluate((sel) => {
+      const covers = [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect());
+      const hit = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      return [...document.querySelectorAll('button, select, input, textarea, a[href]')]
+        .filter((c) => !c.closest(sel) && c.getBoundingClientRect().width > 0)
+        .filter((c) => covers.some((r) => hit(r, c.getBoundingClientRect())))
+        .map((c) => c.textContent || c.getAttribute('aria-label') || c.tagName);
+    }, selector);
+  }
+
+  it('notices: success goes by itself, an error names the collection and stays, none covers a control, none survives an account switch', { timeout: 120_000 }, async () => {
+    await openSyncTab(main());
+    const title = (await page.getByRole('heading', { level: 2 }).first().textContent())!.trim();
+    await syncOnce();
+    const done = page.locator('.toast', { hasText: `Sync of "${title}" finished: ` });
+    await done.waitFor();
+    expect(await overlapsControl('.toast')).toEqual([]);
+    await done.waitFor({ state: 'detached', timeout: 30_000 });
+
+    // A failure before the sync learns the title from the service still names it by its title.
+    await service.admin.addFault({ api: 'delivery', path: '^/collections/\\d+$' }, { type: 'status', status: 403 });
+    try {
+      await page.getByRole('button', { name: 'Sync', exact: true }).click();
+      const failed = page.locator('.toast-error', { hasText: `Sync of "${title}" failed: ` });
+      await failed.waitFor({ timeout: 45_000 });
+      expect(await overlapsControl('.toast')).toEqual([]);
+      // The automatic sync selector and the gold-standard checkbox stay free with the error shown.
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByLabel('Automatic sync').waitFor();
+      expect(await overlapsControl('.toast')).toEqual([]);
+      expect(await failed.count()).toBe(1);
+
+      // "Delivery" on Settings goes back to the collections.
+      await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('button', { name: 'Delivery' }).click();
+      await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
+
+      // Another account (the second client's key): the first account's error goes.
+      const other = service.clients[1]!;
+      await page.getByRole('button', { name: /Signed in as/ }).click();
+      await page.getByRole('button', { name: 'Add another account…' }).click();
+      await page.getByLabel('API key').fill(other.apiKey);
+      await page.getByRole('button', { name: /^Connect/ }).click();
+      await expect.poll(() => page.getByTestId('header-client-name').textContent()).toBe(other.name);
+      expect(await page.locator('.toast').count()).toBe(0);
+    } finally {
+      await service.admin.clearFaults();
+    }
+
+    // The header's account menu switches back in one click.
+    await page.getByRole('button', { name: /Signed in as/ }).click();
+    await page.getByRole('group', { name: 'Accounts' }).getByRole('button', { name: new RegExp(`^${service.clients[0]!.name} · `) }).click();
+    await expect.poll(() => page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
+  });
 });
