@@ -6,10 +6,10 @@ import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
 import { readHistory } from '../sync/history';
 import { verifyDataset } from '../sync/verify';
-import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
-import { readDatasetCard, recordVerified } from './dataset-card';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
+import { readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -137,8 +137,9 @@ export class Datasets {
     return dataset;
   }
 
-  history(collectionId: number): Promise<SyncSummary[]> {
-    return readHistory(this.folder(collectionId).dest);
+  async history(collectionId: number): Promise<HistoryEntry[]> {
+    const { dest } = this.folder(collectionId);
+    return readRunHistory(dest, await readHistory(dest));
   }
 
   /**
@@ -149,6 +150,7 @@ export class Datasets {
     const { dest } = this.ownFolder(collectionId);
     const ref = this.ref(collectionId);
     return this.deps.syncs.exclusive(ref, async (signal) => {
+      const startedAtIso = new Date().toISOString();
       const startedAt = performance.now();
       let shownAt = -Infinity;
       const onProgress = (filesChecked: number, filesTotal: number, step: { bytesChecked: number; bytesTotal: number; bytesHashed: number }) => {
@@ -173,7 +175,7 @@ export class Datasets {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
         throw e;
       }
-      await recordVerified(dest, report.missing.length === 0 && report.changed.length === 0);
+      await recordVerified(dest, report, startedAtIso);
       return report;
     });
   }

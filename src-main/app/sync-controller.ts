@@ -11,7 +11,7 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordChanges, setIdsOnDisk } from './dataset-card';
+import { readFreeBytes, recordChanges, recordRunEnded, setIdsOnDisk } from './dataset-card';
 import { SpaceCheck, type Shortfall } from './space-check';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
@@ -194,6 +194,8 @@ export class SyncController {
       this.lastSummaries.set(keyOf(ref), summary);
       // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
       if (what === 'Sync') await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
+      // The card's "Last verified" and the history's row kind follow the run.
+      await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
       this.notifyOutcome(accountId, summary, title, what);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.

@@ -6,6 +6,8 @@ import { formatBytes, formatDateTime } from '../format';
 import { ErrorMessage } from './ErrorMessage';
 import { estimateToDownload } from './LowSpaceDialog';
 import { useCollections } from '../stores/collections';
+import type { DatasetCard } from '../../src-shared/ipc-contract';
+import { verifyVerdict } from '../../src-shared/verify-verdict';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -21,6 +23,16 @@ function toDownloadText(bytes: number | null, newSets: number | undefined): stri
   if (newSets === undefined) return formatBytes(bytes);
   if (newSets === 0) return 'no new accepted sets (edited ones are known while a sync runs)';
   return `about ${formatBytes(bytes)} (${newSets} new accepted sets, estimated)`;
+}
+
+/** "Last verified", in the verify report's words; a repair or a later sync says what it changed. */
+function lastVerifiedText(v: NonNullable<DatasetCard['lastVerified']>): { text: string; ok: boolean } {
+  const at = formatDateTime(v.at);
+  if (v.missing === undefined || v.changed === undefined) return { text: `${at} · ${v.ok ? 'intact' : 'problems found'}`, ok: v.ok };
+  const verdict = verifyVerdict({ missing: v.missing, changed: v.changed, extra: v.extra ?? 0 });
+  if (v.repairedAt) return { text: `${at} · problems found, repaired ${formatDateTime(v.repairedAt)}: ${verdict.words}`, ok: true };
+  if (!verdict.ok && v.beforeSync) return { text: `${at} · ${verdict.words} before the last sync; verify again to know`, ok: false };
+  return { text: `${at} · ${verdict.words}`, ok: verdict.ok };
 }
 
 /** The collection's dataset on disk: what is there, how much room is left, the consents, the last changes. */
@@ -52,6 +64,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   const toDownload = p ? Math.max(0, p.bytesTotal - p.bytesDone) : (estimate?.bytes ?? null);
   const wontFit = toDownload !== null && card.freeBytes !== null && toDownload > card.freeBytes;
   const changes = card.lastChanges;
+  const verifiedText = card.lastVerified && lastVerifiedText(card.lastVerified);
 
   return (
     <div className="dataset-card" data-testid="dataset-card">
@@ -70,8 +83,8 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>
-        <dd data-testid="card-verified" className={card.lastVerified && !card.lastVerified.ok ? 'tone-warn' : undefined}>
-          {card.lastVerified ? `${formatDateTime(card.lastVerified.at)} · ${card.lastVerified.ok ? 'intact' : 'problems found'}` : 'never'}
+        <dd data-testid="card-verified" className={verifiedText && !verifiedText.ok ? 'tone-warn' : undefined}>
+          {verifiedText ? verifiedText.text : 'never'}
         </dd>
         <dt>Consents folder</dt>
         <dd>

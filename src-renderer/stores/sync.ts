@@ -2,7 +2,7 @@
 // record is on disk in main; this store only folds the batched `sync:events` into rows and an
 // aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
+import type { HistoryEntry, IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
@@ -84,7 +84,7 @@ interface VerifyEntry {
 interface SyncStore {
   byCollection: Record<number, CollectionSyncView>;
   /** Past runs of the collection's current folder; undefined until loaded (or after the folder changed). */
-  history: Record<number, SyncSummary[]>;
+  history: Record<number, HistoryEntry[]>;
   historyError: Record<number, IpcError | null>;
   verify: Record<number, VerifyEntry>;
   /** Errors of start/cancel, per collection, shown next to the Sync button. */
@@ -335,7 +335,8 @@ export const useSync = create<SyncStore>((set, get) => {
         const known = get().history[collectionId];
         // Prepend so the history shows a finished run without another round trip.
         if (known && !known.some((h) => h.startedAt === summary.summary.startedAt)) {
-          set((s) => ({ history: { ...s.history, [collectionId]: [summary.summary, ...known] } }));
+          const entry: HistoryEntry = { ...summary.summary, kind: get().runKind[collectionId] ?? 'sync' };
+          set((s) => ({ history: { ...s.history, [collectionId]: [entry, ...known] } }));
         }
       }
     },
@@ -399,7 +400,9 @@ export const useSync = create<SyncStore>((set, get) => {
       set((s) => {
         const history = { ...s.history };
         delete history[collectionId];
-        return { history, byCollection: { ...s.byCollection, [collectionId]: emptySyncView() }, verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } };
+        const runKind = { ...s.runKind };
+        delete runKind[collectionId];
+        return { history, runKind, byCollection: { ...s.byCollection, [collectionId]: emptySyncView() }, verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } };
       });
     },
 
@@ -412,6 +415,9 @@ export const useSync = create<SyncStore>((set, get) => {
       const result = await invoke('verify:run', { collectionId });
       const cancelled = !result.ok && result.error.kind === 'cancelled';
       set((s) => ({
+        // The verify is now what is known of the files: the Files table shows them from the card
+        // (damaged ones marked), not the last run's rows that called them verified.
+        ...(result.ok && s.byCollection[collectionId] ? { byCollection: { ...s.byCollection, [collectionId]: { ...s.byCollection[collectionId], rows: [], indexById: new Map(), stateCounts: emptyCounts() } } } : {}),
         verify: {
           ...s.verify,
           [collectionId]: result.ok
@@ -421,6 +427,8 @@ export const useSync = create<SyncStore>((set, get) => {
               : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
         },
       }));
+      // The verify is a row of the history too.
+      if (result.ok) void get().loadHistory(collectionId);
     },
   };
 });

@@ -129,5 +129,10 @@ describe.each([800, 1280])('at %i px', (width) => {
     await page.getByRole('button', { name: /Signed in as/ }).click();
     await page.getByRole('group', { name: 'Accounts' }).getByRole('button', { name: new RegExp(`^${service.clients[0]!.name} · `) }).click();
     await expect.poll(() => page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
+    // Back on the first account, the collection's last run is said once: no "no sync yet" above it.
+    await page.locator(`[data-collection-id="${main()}"]`).getByRole('button').first().click();
+    await page.getByRole('tab', { name: 'Sync' }).click();
+    await expect.poll(() => page.getByTestId('sync-result').textContent()).toMatch(/^Sync stopped: /);
+    expect(await page.getByText('No sync in this session yet.').count()).toBe(0);
   });
 });
