@@ -135,4 +135,54 @@ describe.each([800, 1280])('at %i px', (width) => {
     await expect.poll(() => page.getByTestId('sync-result').textContent()).toMatch(/^Sync stopped: /);
     expect(await page.getByText('No sync in this session yet.').count()).toBe(0);
   });
+
+  /** The page scrolls sideways, or a text that should be whole is cut (ellipsis): what, in words. */
+  function cutOrWide(): Promise<string[]> {
+    return page.evaluate(() => {
+      const out: string[] = [];
+      const root = document.documentElement;
+      if (root.scrollWidth > window.innerWidth) out.push(`page ${root.scrollWidth} px wide in ${window.innerWidth}`);
+      for (const el of document.querySelectorAll<HTMLElement>('.theme-toggle, .account-button, .settings-button, .rc-org, .workspaces button, [role="tab"], .key-scopes')) {
+        if (el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`cut: ${el.textContent?.trim()}`);
+      }
+      return out;
+    });
+  }
+
+  it('every screen fits the window without scrolling sideways or cutting the header', { timeout: 120_000 }, async () => {
+    await page.goto(bridge.url);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
+    const seen: Record<string, string[]> = {};
+    seen.collections = await cutOrWide();
+    await page.locator(`[data-collection-id="${main()}"]`).getByRole('button').first().click();
+    for (const tab of ['Overview', 'Sync', 'Sets']) {
+      await page.getByRole('tab', { name: tab }).click();
+      await page.waitForLoadState('networkidle');
+      seen[tab] = await cutOrWide();
+    }
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByLabel('Automatic sync').waitFor();
+    seen.settings = await cutOrWide();
+    await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('button', { name: 'Recruiter' }).click();
+    await page.getByLabel('Recruiter API key').waitFor();
+    seen.recruiterConnect = await cutOrWide();
+    const org = service.organizations.find((o) => o.name === 'Acme Field Research')!;
+    await page.getByLabel('Recruiter API key').fill(org.apiKey);
+    await page.getByRole('button', { name: 'Connect recruiter key' }).click();
+    await page.locator('table.rc-jobs tbody tr').first().waitFor();
+    seen.jobs = await cutOrWide();
+    await page.locator('table.rc-jobs tbody tr').first().getByRole('button').first().click();
+    await page.locator('#rc-job-title').waitFor();
+    seen.job = await cutOrWide();
+    await page.getByRole('navigation', { name: 'Recruiter sections' }).getByRole('button', { name: 'Data Champs' }).click();
+    await page.waitForLoadState('networkidle');
+    seen.champs = await cutOrWide();
+    await page.getByRole('navigation', { name: 'Recruiter sections' }).getByRole('button', { name: 'Jobs' }).click();
+    await page.getByRole('button', { name: /New job/ }).click();
+    await page.waitForLoadState('networkidle');
+    seen.jobForm = await cutOrWide();
+    await page.getByRole('button', { name: 'Forget recruiter key' }).click();
+    expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((k) => [k, []])));
+  });
 });
