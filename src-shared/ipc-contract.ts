@@ -56,6 +56,10 @@ export interface ConnectionInfo {
 
 export interface CollectionListItem extends CollectionSummary {
   dest: string | null;
+  /** Accepted sets, from the collection's detail; null when the detail could not be read. */
+  acceptedSets: number | null;
+  /** What the folder's manifest.csv lists: null without a folder, before its first sync, or with an unreadable manifest. */
+  onDisk: { sets: number; bytes: number } | null;
   lastSync: Pick<SyncSummary, 'finishedAt' | 'exitCode' | 'filesDownloaded' | 'filesFailed' | 'cancelled'> | null;
 }
 

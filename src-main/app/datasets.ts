@@ -9,7 +9,7 @@ import { verifyDataset } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
-import { readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
+import { readDatasetCard, readManifestEntries, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -79,10 +79,18 @@ export class Datasets {
     return Promise.all(
       collections.map(async (c): Promise<CollectionListItem> => {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);
-        const last = dataset ? ((await readHistory(dataset.dest).catch(() => []))[0] ?? null) : null;
+        // The set counts are the detail's (one small request each, in parallel); a failure hides only them.
+        const [history, detail, entries] = await Promise.all([
+          dataset ? readHistory(dataset.dest).catch(() => []) : [],
+          client.getCollection(c.id).catch(() => null),
+          dataset ? readManifestEntries(dataset.dest).catch(() => null) : null,
+        ]);
+        const last = history[0] ?? null;
         return {
           ...c,
           dest: dataset?.dest ?? null,
+          acceptedSets: detail?.sets.accepted ?? null,
+          onDisk: entries?.length ? { sets: new Set(entries.map((e) => e.setId)).size, bytes: entries.reduce((n, e) => n + e.sizeBytes, 0) } : null,
           lastSync: last && {
             finishedAt: last.finishedAt,
             exitCode: last.exitCode,

@@ -3,6 +3,7 @@ import type { IpcError } from '../../src-shared/ipc-contract';
 import { useDataset } from '../stores/dataset';
 import { emptySyncView, useSync } from '../stores/sync';
 import { formatBytes, formatDateTime } from '../format';
+import { invoke } from '../api';
 import { ErrorMessage } from './ErrorMessage';
 import { estimateToDownload } from './LowSpaceDialog';
 import { useCollections } from '../stores/collections';
@@ -15,6 +16,40 @@ function setList(ids: number[]): string {
   if (ids.length === 0) return 'none';
   const shown = ids.slice(0, 12).join(', ');
   return ids.length > 12 ? `${shown} and ${ids.length - 12} more` : shown;
+}
+
+/** Sets listed on page 1 to estimate a first sync's size from (one small request). */
+const SAMPLE_SETS = 50;
+
+/**
+ * Before a first sync nothing on disk gives an average set size: the first page of accepted sets
+ * does (sizes of their files), times the accepted sets. Asked once per folder, only then.
+ */
+function useFirstPageEstimate(collectionId: number, wanted: boolean, dest: string): { avgSetBytes: number; sampled: number } | null {
+  const [sample, setSample] = useState<{ dest: string; avgSetBytes: number; sampled: number } | null>(null);
+  useEffect(() => {
+    if (!wanted || sample?.dest === dest) return;
+    let live = true;
+    void invoke('sets:list', { collectionId, status: 'accepted', page: 1, perPage: SAMPLE_SETS }).then((result) => {
+      if (!live || !result.ok || result.value.sets.length === 0) return;
+      const sets = result.value.sets;
+      const bytes = sets.reduce((n, s) => n + s.files.reduce((m, f) => m + f.size_bytes, 0), 0);
+      setSample({ dest, avgSetBytes: bytes / sets.length, sampled: sets.length });
+    });
+    return () => {
+      live = false;
+    };
+  }, [collectionId, wanted, dest, sample?.dest]);
+  return sample?.dest === dest ? sample : null;
+}
+
+/** Before any sync of this folder: the accepted sets, and their size once the first page gives one. */
+function firstSyncText(acceptedSets: number | undefined, sample: { avgSetBytes: number; sampled: number } | null): string {
+  if (acceptedSets === undefined) return 'known once the collection is read';
+  const sets = acceptedSets === 1 ? '1 accepted set' : `${acceptedSets} accepted sets`;
+  if (acceptedSets === 0) return 'nothing: no accepted sets yet';
+  if (!sample) return `${sets}; their size is known once the first sets are listed`;
+  return `about ${formatBytes(Math.round(sample.avgSetBytes * acceptedSets))} (${sets}, estimated from the first ${sample.sampled} listed)`;
 }
 
 /** What is left to download: a running sync's exact figure, or (`newSets` given) the estimate before one. */
@@ -44,7 +79,11 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
   const verified = useSync((s) => s.verify[collectionId]?.report);
   const [error, setError] = useState<IpcError | null>(null);
   const lastFinished = view.lastSummary?.finishedAt;
-  const acceptedSets = useCollections((s) => s.details[collectionId]?.detail?.sets.accepted);
+  const acceptedSets = useCollections((s) => s.details[collectionId]?.detail?.sets.accepted ?? s.list?.find((c) => c.id === collectionId)?.acceptedSets ?? undefined);
+  const card0 = entry?.card;
+  // Nothing on disk and no sync running: a first sync, estimated from the service's first page.
+  const firstSync = !!card0 && card0.setsOnDisk === 0 && !view.running;
+  const sample = useFirstPageEstimate(collectionId, firstSync, dest);
 
   // Again when the folder changes, a run ends (its notes are written before main says it
   // stopped running) or a verify reports.
@@ -79,7 +118,7 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>
         <dt>Still to download</dt>
         <dd data-testid="card-to-download" className={wontFit ? 'tone-bad' : undefined}>
-          {toDownloadText(toDownload, estimate?.newSets)}
+          {firstSync && toDownload === null ? firstSyncText(acceptedSets, sample) : toDownloadText(toDownload, estimate?.newSets)}
           {wontFit && ' — this will not fit on the disk: free some space or choose another folder.'}
         </dd>
         <dt>Last verified</dt>

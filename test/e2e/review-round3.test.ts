@@ -73,6 +73,14 @@ describe.each([800, 1280])('at %i px', (width) => {
     await choose(mainFolder);
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(mainFolder);
     expect(await alert.count()).toBe(0);
+
+    // Before its first sync the card says what is known: the accepted sets, and their size estimated from the first page.
+    await expect.poll(() => page.getByTestId('card-to-download').textContent()).toMatch(/^about \S+ \S+ \(4 accepted sets, estimated from the first 4 listed\)$/);
+    // The list shows set counts (the detail's) and what each folder holds.
+    await page.getByRole('button', { name: '← Collections' }).click();
+    const sets = (id: number) => page.locator(`[data-collection-id="${id}"]`).getByTestId('list-sets');
+    await expect.poll(() => sets(main()).textContent()).toBe('4 accepted');
+    await expect.poll(() => sets(second()).textContent()).toMatch(/^3 accepted · 3 on disk \(\S+ \S+\)$/);
   });
 
   /** Whether `selector`'s boxes overlap any control outside them (a notice must never cover one). */
