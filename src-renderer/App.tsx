@@ -13,6 +13,8 @@ import { SettingsCard } from './components/SettingsCard';
 import { RecruiterWorkspace } from './recruiter/RecruiterWorkspace';
 import { HeaderActivity } from './components/Activity';
 import { useCollections } from './stores/collections';
+import { AccountSwitcher } from './components/AccountSwitcher';
+import { useRecruiterConnection } from './recruiter/stores/connection';
 
 /** Syncs of other accounts (auto-sync, or one left running) are not this screen's collections. */
 const isActiveAccount = (accountId: string) => useConnection.getState().info?.accountId === accountId;
@@ -34,7 +36,10 @@ function useBridgeEvents() {
       subscribe('verify:progress', (progress) => {
         if (isActiveAccount(progress.accountId)) useSync.getState().applyVerifyProgress(progress);
       }),
-      subscribe('notice', (notice) => useNotices.getState().push(notice)),
+      subscribe('notice', (notice) => {
+        // About another account (its auto-sync, one left running): not this window's news.
+        if (notice.accountId === undefined || isActiveAccount(notice.accountId)) useNotices.getState().push(notice);
+      }),
     ];
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, []);
@@ -61,6 +66,22 @@ function ThemeToggle() {
   );
 }
 
+/** In the Recruiter workspace the header names the organization the recruiter key belongs to, not the delivery client. */
+function RecruiterIdentity() {
+  const info = useRecruiterConnection((s) => s.info);
+  return (
+    <span className="account-button" data-testid="header-recruiter-org">
+      {info ? (
+        <>
+          <span className="muted">Recruiting as</span> <strong>{info.organization.name}</strong>
+        </>
+      ) : (
+        <span className="muted">No recruiter key connected</span>
+      )}
+    </span>
+  );
+}
+
 const WORKSPACES: Array<{ id: Workspace; label: string }> = [
   { id: 'delivery', label: 'Delivery' },
   { id: 'recruiter', label: 'Recruiter' },
@@ -70,6 +91,7 @@ function Header() {
   const workspace = useNavigation((s) => s.workspace);
   const setWorkspace = useNavigation((s) => s.setWorkspace);
   const go = useNavigation((s) => s.go);
+  const route = useNavigation((s) => s.route);
   const info = useConnection((s) => s.info);
   return (
     <header className="app-header">
@@ -77,7 +99,16 @@ function Header() {
       {info && (
         <nav aria-label="Workspaces" className="workspaces">
           {WORKSPACES.map((w) => (
-            <button key={w.id} type="button" aria-current={workspace === w.id ? 'page' : undefined} onClick={() => setWorkspace(w.id)}>
+            <button
+              key={w.id}
+              type="button"
+              aria-current={workspace === w.id ? 'page' : undefined}
+              onClick={() => {
+                // Delivery from Settings or the account screen goes back to the collections.
+                if (w.id === 'delivery' && workspace === 'delivery' && route.screen === 'account') go({ screen: 'collections' });
+                setWorkspace(w.id);
+              }}
+            >
               {w.label}
             </button>
           ))}
@@ -85,19 +116,7 @@ function Header() {
       )}
       <span className="spacer" />
       {info && <HeaderActivity />}
-      {info && (
-        <button
-          type="button"
-          className="account-button"
-          onClick={() => {
-            setWorkspace('delivery');
-            go({ screen: 'account' });
-          }}
-          title={`${info.client.email} · key ${info.apiKey.prefix}…`}
-        >
-          <span className="muted">Signed in as</span> <strong data-testid="header-client-name">{info.client.name}</strong>
-        </button>
-      )}
+      {info && (workspace === 'recruiter' ? <RecruiterIdentity /> : <AccountSwitcher />)}
       {info && (
         <button
           type="button"
@@ -176,11 +195,14 @@ export function App() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <Header />
+      {/* The header and the notices under it: notices take their own room, never over a control. */}
+      <div className="app-top">
+        <Header />
+        <Toasts />
+      </div>
       <main id="main" tabIndex={-1}>
         {body}
       </main>
-      <Toasts />
     </div>
   );
 }

@@ -57,6 +57,10 @@ export interface ConnectionInfo {
 
 export interface CollectionListItem extends CollectionSummary {
   dest: string | null;
+  /** Accepted sets, from the collection's detail; null when the detail could not be read. */
+  acceptedSets: number | null;
+  /** What the folder's manifest.csv lists: null without a folder, before its first sync, or with an unreadable manifest. */
+  onDisk: { sets: number; bytes: number } | null;
   lastSync: Pick<SyncSummary, 'finishedAt' | 'exitCode' | 'filesDownloaded' | 'filesFailed' | 'cancelled'> | null;
 }
 
@@ -109,6 +113,32 @@ export interface DatasetChanges {
 }
 
 /** A collection's dataset on disk (dataset-card.ts in main). */
+export interface LastVerified {
+  at: string;
+  ok: boolean;
+  missing?: number;
+  changed?: number;
+  extra?: number;
+  /** Set when a repair fixed what this verify found (its downloads are hash-verified). */
+  repairedAt?: string;
+}
+
+/** A row of a folder's history: a sync, a repair (a sync of damaged files), or a verify. */
+export type HistoryEntry = (SyncSummary & { kind: 'sync' | 'repair' }) | VerifyRun;
+
+export interface VerifyRun {
+  kind: 'verify';
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  filesChecked: number;
+  ok: number;
+  missing: number;
+  changed: number;
+  extra: number;
+  bytesHashed: number;
+}
+
 export interface DatasetCard {
   dest: string;
   consentsDir: string;
@@ -119,7 +149,12 @@ export interface DatasetCard {
   setsOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;
-  lastVerified: { at: string; ok: boolean } | null;
+  /**
+   * The last verify (or a repair, which verifies and fetches again what was damaged). Counts are
+   * absent in notes written before they were kept. `beforeSync`: a sync ran since (it re-checks
+   * sizes and dates, not hashes), so the problems found may be fixed: verify again to know.
+   */
+  lastVerified: (LastVerified & { beforeSync?: boolean }) | null;
   lastChanges: DatasetChanges | null;
   /** The last run's failed, then downloaded, then up-to-date files; at most 2000. */
   lastRunFiles: DatasetFileRow[];
@@ -199,7 +234,8 @@ export interface CoreResults {
   /** Lets a held sync go on where it stopped (no second walk of the sets); also "download anyway" after the low-space question. */
   'sync:resume': SyncRunState;
   'sync:state': SyncRunState;
-  'sync:history': SyncSummary[];
+  /** Syncs, repairs and verifies of the current folder, newest first. */
+  'sync:history': HistoryEntry[];
   /** Re-hashes the dataset, pushing verify:progress; fails with kind "cancelled" when verify:cancel stops it. */
   'verify:run': VerifyReport;
   /** Stops the running verify (nothing on disk changes); no-op when none runs. */
@@ -227,7 +263,12 @@ export interface EventChannels {
   'sync:events': { accountId: string; collectionId: number; events: SyncEvent[] };
   'sync:state': SyncRunState;
   'verify:progress': VerifyProgress;
-  'notice': { level: 'info' | 'warning' | 'error'; message: string };
+  /**
+   * A message for the window. `accountId`: the account it is about (a sync's outcome); the
+   * window shows it only while that account is active and drops it on a switch. Info notices go
+   * by themselves after a few seconds; warnings and errors stay until dismissed.
+   */
+  'notice': { level: 'info' | 'warning' | 'error'; message: string; accountId?: string };
 }
 export type EventChannel = keyof EventChannels;
 

@@ -124,6 +124,8 @@ export const JobRecordSchema = z.object({
   number_of_positions: int,
   required_skills: stringList(/,/),
   status: z.string(),
+  /** Not in the written contract; the reference service sends it. Absent: the list shows "—". */
+  applications_count: int.optional(),
   created_at: optStr,
   updated_at: optStr,
 });

@@ -5,17 +5,30 @@
 // they describe that folder, so they move and vanish with it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { DatasetCard, DatasetChanges, DatasetFileRow } from '../../src-shared/ipc-contract';
-import type { SyncSummary } from '../../src-shared/sync-events';
+import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, VerifyRun } from '../../src-shared/ipc-contract';
+import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import { verifyVerdict } from '../../src-shared/verify-verdict';
 import { parseManifest } from '../sync/dataset';
 import { defaultConsentsDir, stateDir } from '../sync/layout';
 
 /** The Files table after a restart lists at most this many of the last run's files. */
 export const MAX_CARD_FILES = 2000;
 
+/** Bounds the notes: the damaged paths the Files table marks, and the runs history lists. */
+const MAX_DAMAGED = 2000;
+const MAX_RUNS = 500;
+
 interface AppNotes {
-  lastVerified?: { at: string; ok: boolean };
+  lastVerified?: LastVerified & {
+    /** What that verify found damaged, until a sync or repair has been at it since. */
+    damaged?: Array<{ path: string; why: 'missing' | 'changed' }>;
+    beforeSync?: boolean;
+  };
   lastChanges?: DatasetChanges;
+  /** Verifies of this folder, oldest first (the engine's history.jsonl has syncs only). */
+  verifies?: VerifyRun[];
+  /** Start times of the engine's history entries that were repairs (a repair's summary is a sync's). */
+  repairs?: string[];
 }
 
 export interface ManifestEntry {
@@ -42,7 +55,44 @@ async function updateNotes(dest: string, patch: AppNotes): Promise<void> {
   await fs.writeFile(notesPath(dest), JSON.stringify(next), { mode: 0o644 }).catch(() => undefined);
 }
 
-export const recordVerified = (dest: string, ok: boolean) => updateNotes(dest, { lastVerified: { at: new Date().toISOString(), ok } });
+/** A verify's result: the card's "Last verified", the Files table's damaged rows, a history row. */
+export async function recordVerified(dest: string, report: VerifyReport, startedAt: string): Promise<void> {
+  const finishedAt = new Date().toISOString();
+  const counts = { missing: report.missing.length, changed: report.changed.length, extra: report.extra.length };
+  const damaged = [...report.missing.map((path) => ({ path, why: 'missing' as const })), ...report.changed.map((path) => ({ path, why: 'changed' as const }))].slice(0, MAX_DAMAGED);
+  const run: VerifyRun = { kind: 'verify', startedAt, finishedAt, durationMs: Date.parse(finishedAt) - Date.parse(startedAt), filesChecked: report.filesChecked, ok: report.ok, ...counts, bytesHashed: report.bytesHashed };
+  const notes = await readNotes(dest);
+  await updateNotes(dest, {
+    lastVerified: { at: finishedAt, ok: verifyVerdict(counts).ok, ...counts, damaged },
+    verifies: [...(notes.verifies ?? []), run].slice(-MAX_RUNS),
+  });
+}
+
+/**
+ * A run ended: a repair that failed nothing fixed what the last verify found (it verified first
+ * and hash-checked every file it fetched); a sync re-checked sizes and dates only, so problems
+ * found before it are no longer known to be there: the card says to verify again.
+ */
+export async function recordRunEnded(dest: string, summary: SyncSummary, kind: 'sync' | 'repair'): Promise<void> {
+  if (summary.cancelled || summary.fatal) return;
+  const notes = await readNotes(dest);
+  const patch: AppNotes = {};
+  if (kind === 'repair') patch.repairs = [...(notes.repairs ?? []), summary.startedAt].slice(-MAX_RUNS);
+  const last = notes.lastVerified;
+  if (last && !last.ok) {
+    if (kind === 'repair' && summary.exitCode === 0) patch.lastVerified = { at: last.at, ok: true, missing: 0, changed: 0, extra: last.extra ?? 0, repairedAt: summary.finishedAt };
+    else if (kind === 'sync') patch.lastVerified = { ...last, damaged: [], beforeSync: true };
+  }
+  if (Object.keys(patch).length > 0) await updateNotes(dest, patch);
+}
+
+/** The folder's syncs, repairs and verifies, newest first. */
+export async function readRunHistory(dest: string, syncs: SyncSummary[]): Promise<HistoryEntry[]> {
+  const notes = await readNotes(dest);
+  const repairs = new Set(notes.repairs ?? []);
+  const entries: HistoryEntry[] = [...syncs.map((s) => ({ ...s, kind: repairs.has(s.startedAt) ? ('repair' as const) : ('sync' as const) })), ...(notes.verifies ?? [])];
+  return entries.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+}
 
 /** Every file manifest.csv lists; empty before the first sync; null when it is there but unreadable. */
 export async function readManifestEntries(dest: string): Promise<ManifestEntry[] | null> {
@@ -110,9 +160,19 @@ export async function readFreeBytes(dest: string): Promise<number | null> {
   }
 }
 
-/** The last run's files as the Files table shows them after a restart (bounded). */
-function lastRunFiles(entries: ManifestEntry[], last: SyncSummary | null): { files: DatasetFileRow[]; truncated: boolean } {
+const DAMAGE_REASON = {
+  missing: 'missing on disk: found by Verify; Repair downloads it again',
+  changed: 'changed on disk since it was verified: found by Verify; Repair downloads it again',
+} as const;
+
+/** The last run's files as the Files table shows them after a restart (bounded); what the last verify found damaged says so. */
+function lastRunFiles(entries: ManifestEntry[], last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>): { files: DatasetFileRow[]; truncated: boolean } {
   const files: DatasetFileRow[] = [];
+  for (const e of entries) {
+    const why = damaged.get(e.path);
+    if (why) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[why] });
+  }
+  entries = entries.filter((e) => !damaged.has(e.path));
   for (const f of last?.failures ?? []) {
     if (f.path !== undefined) files.push({ setId: f.setId, path: f.path, sizeBytes: 0, state: 'failed', reason: f.reason });
   }
@@ -129,15 +189,19 @@ export async function readDatasetCard(dataset: { dest: string; consentsDir?: str
   const { dest } = dataset;
   const [read, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), readFreeBytes(dest)]);
   const entries = read ?? [];
-  const { files, truncated } = lastRunFiles(entries, last);
+  const { damaged: damagedList, ...lastVerified } = notes.lastVerified ?? {};
+  const damaged = new Map((damagedList ?? []).map((d) => [d.path, d.why]));
+  const { files, truncated } = lastRunFiles(entries, last, damaged);
+  // What the last verify found missing is not on disk, whatever manifest.csv lists.
+  const present = entries.filter((e) => damaged.get(e.path) !== 'missing');
   return {
     dest,
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
-    filesOnDisk: read ? entries.length : null,
-    bytesOnDisk: read ? entries.reduce((n, e) => n + e.sizeBytes, 0) : null,
-    setsOnDisk: read ? new Set(entries.map((e) => e.setId)).size : null,
+    filesOnDisk: read ? present.length : null,
+    bytesOnDisk: read ? present.reduce((n, e) => n + e.sizeBytes, 0) : null,
+    setsOnDisk: read ? new Set(present.map((e) => e.setId)).size : null,
     freeBytes: free,
-    lastVerified: notes.lastVerified ?? null,
+    lastVerified: notes.lastVerified ? (lastVerified as LastVerified & { beforeSync?: boolean }) : null,
     lastChanges: notes.lastChanges ?? null,
     lastRunFiles: files,
     lastRunFilesTruncated: truncated,

@@ -6,11 +6,13 @@ import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
 import { readHistory } from '../sync/state/history';
 import { verifyFolder } from '../sync/verify';
-import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
-import { readDatasetCard, recordVerified } from './dataset-card';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
+import { readDatasetCard, readManifestEntries, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
+import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
+import { validateBaseUrl } from '../api/base-url';
 import type { ConnectionManager } from './connection';
 import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
@@ -57,17 +59,38 @@ export class Datasets {
     return dataset;
   }
 
+  /**
+   * The folder, unless it has come to hold another collection's dataset since it was chosen
+   * (a CLI sync, a copy): then its files, changes and verify results are not this collection's.
+   */
+  private ownFolder(collectionId: number): CollectionDatasetSettings {
+    const dataset = this.folder(collectionId);
+    const owner = this.owner(collectionId);
+    const conflict = owner && ownerConflict(dataset.dest, owner);
+    if (conflict) throw new AppError('refused', conflict);
+    return dataset;
+  }
+
   async list(): Promise<CollectionListItem[]> {
     const client = await this.deps.connection.deliveryClient();
     const accountId = this.deps.connection.activeAccountId();
     const collections = await client.listCollections();
+    for (const c of collections) this.deps.syncs.rememberTitle({ accountId, collectionId: c.id }, c.title);
     return Promise.all(
       collections.map(async (c): Promise<CollectionListItem> => {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);
-        const last = dataset ? ((await readHistory(dataset.dest).catch(() => []))[0] ?? null) : null;
+        // The set counts are the detail's (one small request each, in parallel); a failure hides only them.
+        const [history, detail, entries] = await Promise.all([
+          dataset ? readHistory(dataset.dest).catch(() => []) : [],
+          client.getCollection(c.id).catch(() => null),
+          dataset ? readManifestEntries(dataset.dest).catch(() => null) : null,
+        ]);
+        const last = history[0] ?? null;
         return {
           ...c,
           dest: dataset?.dest ?? null,
+          acceptedSets: detail?.sets.accepted ?? null,
+          onDisk: entries?.length ? { sets: new Set(entries.map((e) => e.setId)).size, bytes: entries.reduce((n, e) => n + e.sizeBytes, 0) } : null,
           lastSync: last && {
             finishedAt: last.finishedAt,
             exitCode: last.exitCode,
@@ -84,21 +107,47 @@ export class Datasets {
     return stripSignerNames(await (await this.deps.connection.deliveryClient()).listSets(collectionId, query));
   }
 
+  /** The service and collection a folder of this collection must belong to (the engine's binding). */
+  private owner(collectionId: number): { baseUrl: string; collectionId: number } | null {
+    const account = this.deps.settings.activeAccount();
+    return account ? { baseUrl: validateBaseUrl(account.baseUrl), collectionId } : null;
+  }
+
+  /** Every other collection's folders, of every account: a folder serves one collection only. */
+  private knownDatasets(accountId: string, collectionId: number): KnownDataset[] {
+    const { settings } = this.deps;
+    return settings.accounts().flatMap((account) =>
+      Object.entries(settings.datasets(account.id))
+        .filter(([id]) => !(account.id === accountId && Number(id) === collectionId))
+        .map(([id, dataset]) => ({
+          label: account.id === accountId ? `collection ${id}` : `collection ${id} of ${account.client?.name ?? account.baseUrl}`,
+          ...dataset,
+        })),
+    );
+  }
+
   /**
-   * A new folder means a new dataset: a consents folder chosen for the old one is dropped and
-   * the engine's default (a sibling of the new folder) applies.
+   * The chosen folder is checked before it is kept (folder-check.ts): another collection's
+   * dataset, a folder inside a dataset or its consents, or one the app cannot write to is
+   * refused in words and the collection keeps its folder. A new folder means a new dataset: a
+   * consents folder chosen for the old one is dropped and the engine's default (a sibling of
+   * the new folder) applies.
    */
-  choose(collectionId: number, dest: string): CollectionDatasetSettings {
+  async choose(collectionId: number, dest: string): Promise<CollectionDatasetSettings> {
     const dataset = { dest };
     const accountId = this.deps.connection.activeAccountId();
+    const owner = this.owner(collectionId);
+    const refusal = owner && (await checkChosenFolder(dest, owner, this.knownDatasets(accountId, collectionId)));
+    if (refusal) throw new AppError('refused', refusal);
     this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
     // The old folder's last run says nothing about the new one.
     this.deps.syncs.forgetLastSummary({ accountId, collectionId });
     return dataset;
   }
 
-  history(collectionId: number): Promise<SyncSummary[]> {
-    return readHistory(this.folder(collectionId).dest);
+  async history(collectionId: number): Promise<HistoryEntry[]> {
+    const { dest } = this.folder(collectionId);
+    return readRunHistory(dest, await readHistory(dest));
   }
 
   /**
@@ -106,9 +155,10 @@ export class Datasets {
    * remembers when. Cancelled (syncs.cancelVerify): AppError 'cancelled', nothing recorded.
    */
   verify(collectionId: number): Promise<VerifyReport> {
-    const { dest } = this.folder(collectionId);
+    const { dest } = this.ownFolder(collectionId);
     const ref = this.ref(collectionId);
     return this.deps.syncs.exclusive(ref, async (signal) => {
+      const startedAtIso = new Date().toISOString();
       const startedAt = performance.now();
       let shownAt = -Infinity;
       const onProgress = (filesChecked: number, filesTotal: number, step: { bytesChecked: number; bytesTotal: number; bytesHashed: number }) => {
@@ -133,13 +183,13 @@ export class Datasets {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
         throw e;
       }
-      await recordVerified(dest, report.missing.length === 0 && report.changed.length === 0);
+      await recordVerified(dest, report, startedAtIso);
       return report;
     });
   }
 
   async card(collectionId: number): Promise<DatasetCard> {
-    const dataset = this.folder(collectionId);
+    const dataset = this.ownFolder(collectionId);
     const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
     return readDatasetCard(dataset, lastSummary);
   }

@@ -70,7 +70,7 @@ export class Scheduler {
         } catch (e) {
           const message = e instanceof Error ? e.message : String(e);
           result.failed.push({ ...ref, message });
-          this.deps.emit('notice', { level: 'warning', message: `Auto-sync of collection ${collectionId} did not start: ${message}` });
+          this.deps.emit('notice', { level: 'warning', message: `Auto-sync of ${this.deps.syncs.titleOf(ref)} did not start: ${message}`, accountId: account.id });
         }
       }
     }

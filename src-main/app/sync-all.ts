@@ -53,7 +53,7 @@ export class SyncAll {
         await this.deps.syncs.start(ref);
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        this.deps.emit('notice', { level: 'warning', message: `Sync all: collection ${collectionId} did not start: ${message}` });
+        this.deps.emit('notice', { level: 'warning', message: `Sync all: ${this.deps.syncs.titleOf(ref)} did not start: ${message}`, accountId });
         continue;
       }
       await this.deps.syncs.settled(ref);

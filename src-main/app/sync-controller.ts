@@ -11,7 +11,7 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordChanges, setIdsOnDisk } from './dataset-card';
+import { readFreeBytes, recordChanges, recordRunEnded, setIdsOnDisk } from './dataset-card';
 import { SpaceCheck, type Shortfall } from './space-check';
 import type { ConnectionManager } from './connection';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
@@ -57,6 +57,8 @@ interface Running {
 export class SyncController {
   private readonly running = new Map<string, Running>();
   private readonly lastSummaries = new Map<string, SyncSummary>();
+  /** Collection titles as last listed or synced: a failure before the sync names it says it by title too. */
+  private readonly titles = new Map<string, string>();
   private readonly runSync: SyncJob;
   private readonly runRepair: SyncJob;
   private readonly readHistory;
@@ -88,6 +90,16 @@ export class SyncController {
       if (dataset) state.lastSummary = (await this.readHistory(dataset.dest).catch(() => []))[0] ?? null;
     }
     return state;
+  }
+
+  rememberTitle(ref: CollectionRef, title: string): void {
+    this.titles.set(keyOf(ref), title);
+  }
+
+  /** How messages name the collection: its title in quotes when known, else its number. */
+  titleOf(ref: CollectionRef): string {
+    const title = this.titles.get(keyOf(ref));
+    return title === undefined ? `collection ${ref.collectionId}` : `"${title}"`;
   }
 
   /** A new folder was chosen: the run kept in memory belongs to the old one. */
@@ -160,7 +172,7 @@ export class SyncController {
   private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob, what: RunName): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
-    let title = `collection ${collectionId}`;
+    let title = this.titleOf(ref);
     const setsBefore = await setIdsOnDisk(options.dest).catch(() => new Set<number>());
     const space = new SpaceCheck(() => this.readFreeBytes(options.dest));
     await space.prime();
@@ -168,7 +180,10 @@ export class SyncController {
       const summary = await job(
         options,
         (event) => {
-          if (event.type === 'collection') title = `"${event.title}"`;
+          if (event.type === 'collection') {
+            this.rememberTitle(ref, event.title);
+            title = this.titleOf(ref);
+          }
           batcher.push(event);
           const shortfall = run.spaceAnswered || run.lowSpace ? null : space.observe(event);
           if (shortfall) this.holdForSpace(ref, run, shortfall, title);
@@ -179,12 +194,14 @@ export class SyncController {
       this.lastSummaries.set(keyOf(ref), summary);
       // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
       if (what === 'Sync') await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
-      this.notifyOutcome(summary, title, what);
+      // The card's "Last verified" and the history's row kind follow the run.
+      await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
+      this.notifyOutcome(accountId, summary, title, what);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.
       batcher.flush();
       console.error(`Sync of collection ${collectionId} crashed`, e);
-      this.deps.emit('notice', { level: 'error', message: `The sync of ${title} stopped unexpectedly; see the log for details.` });
+      this.deps.emit('notice', { level: 'error', message: `The sync of ${title} stopped unexpectedly; see the log for details.`, accountId });
       this.deps.notify('Sync failed', `The sync of ${title} stopped unexpectedly.`);
     } finally {
       this.running.delete(keyOf(ref));
@@ -200,8 +217,8 @@ export class SyncController {
     this.deps.notify('Sync paused: not enough disk space', `The sync of ${title} needs more space than is free; open it to go on or cancel.`);
   }
 
-  private notifyOutcome(summary: SyncSummary, title: string, what: RunName): void {
-    this.deps.emit('notice', inAppMessage(summary, title, what));
+  private notifyOutcome(accountId: string, summary: SyncSummary, title: string, what: RunName): void {
+    this.deps.emit('notice', { ...inAppMessage(summary, title, what), accountId });
     if (summary.filesDownloaded > 0) {
       const files = summary.filesDownloaded === 1 ? '1 new file' : `${summary.filesDownloaded} new files`;
       this.deps.notify('New files synced', `${files} in ${title}.`);

@@ -16,10 +16,11 @@ export function DatasetFolder({ collectionId, disabled = false }: { collectionId
   const pickFolder = useCollections((s) => s.pickFolder);
   const showInFolder = useCollections((s) => s.showInFolder);
   const loadSettings = useSettings((s) => s.load);
-  const [error, setError] = useState<IpcError | null>(null);
+  const [error, setError] = useState<{ error: IpcError; picking: boolean } | null>(null);
 
   const choose = async () => {
-    setError(await pickFolder(collectionId));
+    const failed = await pickFolder(collectionId);
+    setError(failed && { error: failed, picking: true });
     void loadSettings();
   };
 
@@ -33,11 +34,11 @@ export function DatasetFolder({ collectionId, disabled = false }: { collectionId
         <button type="button" onClick={() => void choose()} disabled={disabled}>
           Choose folder…
         </button>
-        <button type="button" onClick={() => void showInFolder(collectionId).then(setError)} disabled={!dest}>
+        <button type="button" onClick={() => void showInFolder(collectionId).then((failed) => setError(failed && { error: failed, picking: false }))} disabled={!dest}>
           Show in folder
         </button>
       </span>
-      {error && <ErrorMessage error={error} />}
+      {error && <ErrorMessage error={error.error} {...(error.picking ? { summary: dest ? 'The folder was not changed.' : 'No folder was chosen.' } : {})} />}
     </div>
   );
 }

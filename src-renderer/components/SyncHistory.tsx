@@ -1,4 +1,6 @@
+import type { HistoryEntry, VerifyRun } from '../../src-shared/ipc-contract';
 import type { SyncSummary } from '../../src-shared/sync-events';
+import { verifyVerdict } from '../../src-shared/verify-verdict';
 import { formatBytes, formatDateTime, formatDuration } from '../format';
 
 function outcome(s: SyncSummary): string {
@@ -9,7 +11,24 @@ function outcome(s: SyncSummary): string {
   return 'Failed';
 }
 
-export function SyncHistory({ history }: { history: SyncSummary[] | undefined }) {
+const KIND: Record<HistoryEntry['kind'], string> = { sync: 'Sync', repair: 'Repair', verify: 'Verify' };
+
+function VerifyRow({ v }: { v: VerifyRun }) {
+  const verdict = verifyVerdict(v);
+  return (
+    <>
+      <td className="num">–</td>
+      <td className="num">{v.ok} OK</td>
+      <td className="num">{v.missing + v.changed}</td>
+      <td className="num">{formatBytes(v.bytesHashed)} hashed</td>
+      <td>–</td>
+      <td className={verdict.ok ? 'tone-ok' : 'tone-warn'}>{verdict.words.charAt(0).toUpperCase() + verdict.words.slice(1)}</td>
+    </>
+  );
+}
+
+/** The folder's runs, newest first; each row says whether it was a sync, a repair or a verify. */
+export function SyncHistory({ history }: { history: HistoryEntry[] | undefined }) {
   if (!history) return <p className="muted">Loading history…</p>;
   if (history.length === 0) return <p className="muted">No syncs yet.</p>;
   return (
@@ -17,6 +36,7 @@ export function SyncHistory({ history }: { history: SyncSummary[] | undefined })
       <table className="data-table history">
         <thead>
           <tr>
+            <th scope="col">What</th>
             <th scope="col">Started</th>
             <th scope="col">Duration</th>
             <th scope="col" className="num">Downloaded</th>
@@ -29,15 +49,22 @@ export function SyncHistory({ history }: { history: SyncSummary[] | undefined })
         </thead>
         <tbody>
           {history.map((s) => (
-            <tr key={s.startedAt}>
+            <tr key={`${s.kind}-${s.startedAt}`} data-kind={s.kind}>
+              <td>{KIND[s.kind]}</td>
               <td>{formatDateTime(s.startedAt)}</td>
               <td>{formatDuration(s.durationMs / 1000)}</td>
-              <td className="num">{s.filesDownloaded}</td>
-              <td className="num">{s.filesUpToDate}</td>
-              <td className="num">{s.filesFailed}</td>
-              <td className="num">{formatBytes(s.bytesDownloaded)}</td>
-              <td>{s.setsNotServed.length ? s.setsNotServed.join(', ') : '–'}</td>
-              <td className={s.exitCode === 0 && !s.cancelled ? 'tone-ok' : 'tone-warn'}>{outcome(s)}</td>
+              {s.kind === 'verify' ? (
+                <VerifyRow v={s} />
+              ) : (
+                <>
+                  <td className="num">{s.filesDownloaded}</td>
+                  <td className="num">{s.filesUpToDate}</td>
+                  <td className="num">{s.filesFailed}</td>
+                  <td className="num">{formatBytes(s.bytesDownloaded)}</td>
+                  <td>{s.setsNotServed.length ? s.setsNotServed.join(', ') : '–'}</td>
+                  <td className={s.exitCode === 0 && !s.cancelled ? 'tone-ok' : 'tone-warn'}>{outcome(s)}</td>
+                </>
+              )}
             </tr>
           ))}
         </tbody>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { FileState } from '../../src-shared/sync-events';
-import { FILE_STATES, type FileRow } from '../stores/sync';
+import { FILE_STATES, rowKey, type FileRow } from '../stores/sync';
 import { formatBytes, formatRate, percent } from '../format';
 import { FILE_STATE_NAMES, FileStateLabel } from './FileStateLabel';
 import { FailureDetails, FailureToggle } from './FailureDetails';
@@ -34,25 +34,29 @@ export function pinnedOrder(rows: readonly FileRow[]): FileRow[] {
  */
 export function TransferTable({ rows, counts, paused = false }: { rows: FileRow[]; counts: Record<FileState, number>; paused?: boolean }) {
   const [filter, setFilter] = useState<Filter>('all');
-  const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const shown = useMemo(() => pinnedOrder(filter === 'all' ? rows : rows.filter((r) => r.state === filter)), [rows, filter]);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const keyAt = (index: number) => {
+    const row = shown[index];
+    return row ? rowKey(row) : String(index);
+  };
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (index) => (expanded.has(shown[index]?.fileId ?? NaN) ? EXPANDED_HEIGHT : ROW_HEIGHT),
+    estimateSize: (index) => (expanded.has(keyAt(index)) ? EXPANDED_HEIGHT : ROW_HEIGHT),
     overscan: 10,
-    getItemKey: (index) => shown[index]?.fileId ?? index,
+    getItemKey: (index) => keyAt(index),
   });
   // Only unfolded rows are measured; folding one drops its measured height.
   useEffect(() => {
     virtualizer.measure();
   }, [expanded, virtualizer]);
 
-  const toggle = (fileId: number) =>
+  const toggle = (key: string) =>
     setExpanded((current) => {
       const next = new Set(current);
-      if (!next.delete(fileId)) next.add(fileId);
+      if (!next.delete(key)) next.add(key);
       return next;
     });
 
@@ -96,8 +100,8 @@ export function TransferTable({ rows, counts, paused = false }: { rows: FileRow[
               {virtualizer.getVirtualItems().map((item) => {
                 const row = shown[item.index];
                 if (!row) return null;
-                const open = row.state === 'failed' && expanded.has(row.fileId);
-                const detailsId = `failure-${row.fileId}`;
+                const open = row.state === 'failed' && expanded.has(rowKey(row));
+                const detailsId = `failure-${row.setId}-${row.fileId}`;
                 const inFlight = IN_FLIGHT.has(row.state);
                 return (
                   <div
@@ -121,7 +125,7 @@ export function TransferTable({ rows, counts, paused = false }: { rows: FileRow[
                       {inFlight && !paused && row.bytesPerSecond !== undefined ? formatRate(row.bytesPerSecond) : ''}
                     </span>
                     <span role="cell" className="state-cell">
-                      {row.state === 'failed' ? <FailureToggle row={row} open={open} controls={detailsId} onToggle={() => toggle(row.fileId)} /> : <FileStateLabel row={row} paused={paused} />}
+                      {row.state === 'failed' ? <FailureToggle row={row} open={open} controls={detailsId} onToggle={() => toggle(rowKey(row))} /> : <FileStateLabel row={row} paused={paused} />}
                       {row.state === 'downloading' && (
                         <span className="mini-bar" aria-hidden="true">
                           <span style={{ width: `${percent(row.bytesDone, row.sizeBytes)}%` }} />

@@ -1,5 +1,6 @@
 import type { VerifyReport } from '../../src-shared/sync-events';
 import { formatBytes } from '../format';
+import { verifyVerdict } from '../../src-shared/verify-verdict';
 
 function PathList({ title, paths, tone }: { title: string; paths: string[]; tone: string }) {
   if (paths.length === 0) return null;
@@ -19,12 +20,14 @@ function PathList({ title, paths, tone }: { title: string; paths: string[]; tone
 
 /** `onRepair` (absent while a sync runs) offers to download the missing and changed files again. */
 export function VerifyReportView({ report, onRepair }: { report: VerifyReport; onRepair?: () => void }) {
-  const clean = report.missing.length === 0 && report.changed.length === 0 && report.extra.length === 0;
-  const damaged = report.missing.length + report.changed.length;
+  const counts = { missing: report.missing.length, changed: report.changed.length, extra: report.extra.length };
+  // The same verdict as the dataset card's "Last verified": extra files are said, not called damage.
+  const verdict = verifyVerdict(counts);
+  const damaged = counts.missing + counts.changed;
   return (
     <div className="verify-report" data-testid="verify-report">
-      <p className={clean ? 'tone-ok' : 'tone-warn'} role="status">
-        <strong>{clean ? 'Dataset intact.' : 'Dataset differs from its manifest.'}</strong> {report.ok} of {report.filesChecked} files OK · {report.missing.length} missing ·{' '}
+      <p className={verdict.ok ? 'tone-ok' : 'tone-warn'} role="status">
+        <strong>{verdict.ok ? `Dataset ${verdict.words}.` : 'Dataset differs from its manifest.'}</strong> {report.ok} of {report.filesChecked} files OK · {report.missing.length} missing ·{' '}
         {report.changed.length} changed · {report.extra.length} extra · {formatBytes(report.bytesHashed)} hashed
       </p>
       <PathList title="Missing" paths={report.missing} tone="bad" />

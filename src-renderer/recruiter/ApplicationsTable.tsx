@@ -56,13 +56,25 @@ function RejectDialog({ application, onReject, onCancel }: { application: Applic
   );
 }
 
+/**
+ * The Data Champ asks more per day than the job pays (same currency, a daily job): said before
+ * hiring, in both amounts. Null when the rates cannot be compared or the champ's is within.
+ */
+export function rateAboveJob(application: Application, job: JobDetail): string | null {
+  const champ = application.data_champ;
+  if (!champ || champ.daily_rate == null || job.rate_type !== 'daily') return null;
+  if (champ.currency && job.currency && champ.currency !== job.currency) return null;
+  if (!(Number(champ.daily_rate) > Number(job.rate))) return null;
+  return `Their daily rate (${formatMoney(champ.daily_rate, champ.currency ?? job.currency)}) is above this job's (${formatMoney(job.rate, job.currency)}).`;
+}
+
 /** Hiring asks first: the Data Champ is told at once and a position is taken. */
 function HireDialog({ application, job, onHire, onCancel }: { application: Application; job: JobDetail; onHire: () => void; onCancel: () => void }) {
   const filled = job.applications.filter((a) => a.status === 'hired' || a.status === 'work_submitted' || a.status === 'work_approved').length;
   return (
     <ConfirmDialog
       title={`Hire ${applicantName(application)}?`}
-      message={`${applicantName(application)} is told at once that they are hired for “${job.title}” and can start work. ${filled + 1} of ${job.number_of_positions} positions will be filled.`}
+      message={`${rateAboveJob(application, job) ?? ''} ${applicantName(application)} is told at once that they are hired for “${job.title}” and can start work. ${filled + 1} of ${job.number_of_positions} positions will be filled.`.trim()}
       confirmLabel="Hire"
       confirmClass="primary"
       onConfirm={onHire}

@@ -1,4 +1,5 @@
 // Data Champ discovery: every filter of the search, results a page at a time.
+import { countryName } from './country';
 import { useEffect, useState, type FormEvent } from 'react';
 import { GuardedButton } from './GuardedButton';
 import { useFocusOnAppear } from './focus';
@@ -90,7 +91,10 @@ export function ChampSearch() {
           </label>
           <label className="field">
             <span>Country</span>
-            <input type="text" {...text('country')} />
+            <input type="text" {...text('country')} placeholder="name or code, e.g. DE" aria-describedby="rc-country-hint" />
+            <small id="rc-country-hint" className="muted" data-testid="country-hint">
+              {countryName(filters.country) !== filters.country.trim() ? `Searching for ${countryName(filters.country)}` : ''}
+            </small>
           </label>
           <label className="field">
             <span>Availability</span>

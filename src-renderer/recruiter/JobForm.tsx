@@ -1,6 +1,7 @@
 // Create or edit a job. The form's own checks show inline on submit; the service's 422 field
 // errors land on the same fields, and errors about anything else (e.g. the job's state) show
 // above the buttons.
+import { closeSkills, unknownSkills, useKnownSkills } from './known-skills';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { IpcError } from '../../src-shared/ipc-contract';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -59,6 +60,10 @@ export function JobForm({ jobId }: { jobId: number | null }) {
   const original = useMemo(() => (editing && job?.id === jobId ? draftOf(job) : null), [editing, job, jobId]);
 
   const [draft, setDraft] = useState<JobDraft>(original ?? EMPTY_DRAFT);
+  const knownSkills = useKnownSkills();
+  const typedSkills = draft.required_skills.split(',').map((x) => x.trim());
+  // Warned, not refused: the service may know skills this window has not seen. While one is typed the warning names the close ones.
+  const strangeSkills = unknownSkills(typedSkills.filter(Boolean), knownSkills);
   const [errors, setErrors] = useState<Partial<Record<JobField, string>>>({});
   const [otherErrors, setOtherErrors] = useState<string[]>([]);
   const [failure, setFailure] = useState<IpcError | null>(null);
@@ -190,8 +195,29 @@ export function JobForm({ jobId }: { jobId: number | null }) {
           {(p) => <input {...p} type="text" inputMode="numeric" value={draft.number_of_positions} onChange={set('number_of_positions')} size={6} />}
         </Field>
         <Field name="required_skills" error={errors.required_skills} hint="Comma-separated skill identifiers, e.g. survey, smartphone">
-          {(p) => <input {...p} type="text" value={draft.required_skills} onChange={set('required_skills')} spellCheck={false} />}
+          {(p) => (
+            <>
+              <input {...p} type="text" value={draft.required_skills} onChange={set('required_skills')} spellCheck={false} list="rc-known-skills" autoComplete="off" />
+              {/* The known identifiers as you type: each suggestion completes the last skill of the list. */}
+              <datalist id="rc-known-skills">
+                {knownSkills.map((k) => (
+                  <option key={k} value={[...typedSkills.slice(0, -1), k].join(', ')} label={k} />
+                ))}
+              </datalist>
+            </>
+          )}
         </Field>
+        {strangeSkills.length > 0 && (
+          <p className="tone-warn rc-skill-warning" data-testid="unknown-skills" role="status">
+            {strangeSkills
+              .map((s) => {
+                const close = closeSkills(s, knownSkills);
+                return `"${s}" is not a skill this service uses${close.length > 0 ? ` (did you mean ${close.map((c) => `"${c}"`).join(' or ')}?)` : ''}`;
+              })
+              .join('; ')}
+            . Data Champs are matched by these identifiers exactly.
+          </p>
+        )}
       </div>
       {otherErrors.length > 0 && (
         <div className="error" role="alert">

@@ -60,6 +60,7 @@ export function JobsList() {
                 <th scope="col">Location</th>
                 <th scope="col" className="num">Rate</th>
                 <th scope="col" className="num">Positions</th>
+                <th scope="col" className="num">Applications</th>
               </tr>
             </thead>
             <tbody>
@@ -80,6 +81,7 @@ export function JobsList() {
                     {job.rate_type ? <span className="muted"> / {job.rate_type}</span> : null}
                   </td>
                   <td className="num">{job.number_of_positions}</td>
+                  <td className="num" data-testid="job-applications">{job.applications_count ?? '—'}</td>
                 </tr>
               ))}
             </tbody>

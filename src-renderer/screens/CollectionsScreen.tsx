@@ -7,7 +7,7 @@ import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { RowActivity } from '../components/Activity';
-import { formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
+import { formatBytes, formatDateTime, formatDeadline, formatPrice, humanize } from '../format';
 import type { CollectionListItem } from '../../src-shared/ipc-contract';
 
 export function CollectionsScreen() {
@@ -80,6 +80,13 @@ function lastSyncText(item: CollectionListItem): { text: string; tone: string } 
   return { text: `Failed ${when}`, tone: 'bad' };
 }
 
+/** Accepted sets (the detail's count) and what the folder holds, where known. */
+function setsText(item: CollectionListItem): string {
+  const accepted = item.acceptedSets === null ? 'accepted: unknown' : `${item.acceptedSets} accepted`;
+  if (!item.onDisk) return accepted;
+  return `${accepted} · ${item.onDisk.sets} on disk (${formatBytes(item.onDisk.bytes)})`;
+}
+
 function CollectionCard({ item }: { item: CollectionListItem }) {
   const go = useNavigation((s) => s.go);
   const last = lastSyncText(item);
@@ -98,6 +105,8 @@ function CollectionCard({ item }: { item: CollectionListItem }) {
         <dd>{formatPrice(item.price_per_set, item.currency)}</dd>
         <dt>Deadline</dt>
         <dd>{formatDeadline(item.deadline)}</dd>
+        <dt>Sets</dt>
+        <dd data-testid="list-sets">{setsText(item)}</dd>
         <dt>Dataset folder</dt>
         <dd className={item.dest ? 'mono path' : 'muted'} title={item.dest ?? undefined}>
           {item.dest ?? 'not chosen'}

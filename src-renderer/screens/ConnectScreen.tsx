@@ -19,7 +19,7 @@ function activeBaseUrl(settings: SettingsView | null): string | null {
 /** Failures about the address, not the key: the key stays in the field for the next try. */
 const ADDRESS_FAILURES: ReadonlySet<IpcErrorKind> = new Set(['network', 'base_url', 'malformed', 'not_found', 'server']);
 
-function accountLabel(account: Account): string {
+export function accountLabel(account: Account): string {
   let where = account.baseUrl;
   try {
     const url = new URL(account.baseUrl);

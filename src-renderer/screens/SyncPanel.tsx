@@ -137,7 +137,8 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
             Verify cancelled; nothing on disk was changed.
           </p>
         )}
-        <SyncProgress progress={view.progress} running={view.running} />
+        {/* A last run already said (after a restart or an account switch): no "no sync yet" above it. */}
+        {(view.running || view.progress || !summary) && <SyncProgress progress={view.progress} running={view.running} />}
         {view.sets.discovered > 0 && (
           <p className="muted set-tally">
             Sets: {view.sets.discovered} found · {view.sets.complete} complete · {view.sets.failed} failed

@@ -61,7 +61,7 @@ export const useCollections = create<CollectionsStore>((set, get) => ({
     const chosen = result.value;
     if (chosen) {
       useSync.getState().forgetDataset(collectionId);
-      set((s) => ({ list: s.list?.map((c) => (c.id === collectionId ? { ...c, dest: chosen.dest } : c)) ?? null }));
+      set((s) => ({ list: s.list?.map((c) => (c.id === collectionId ? { ...c, dest: chosen.dest, onDisk: null } : c)) ?? null }));
     }
     return null;
   },

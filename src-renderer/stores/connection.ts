@@ -3,6 +3,7 @@ import type { ConnectionInfo, IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 import { useCollections } from './collections';
 import { useDataset } from './dataset';
+import { useNotices } from './notices';
 import { useSettings } from './settings';
 import { useSync } from './sync';
 
@@ -26,6 +27,7 @@ function accountChanged(): void {
   useCollections.getState().reset();
   useSync.getState().reset();
   useDataset.getState().reset();
+  useNotices.getState().forgetAccountNotices();
   void useSettings.getState().load();
 }
 

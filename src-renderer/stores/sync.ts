@@ -2,7 +2,7 @@
 // record is on disk in main; this store only folds the batched `sync:events` into rows and an
 // aggregate to show.
 import { create } from 'zustand';
-import type { IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
+import type { HistoryEntry, IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { FailureCode, FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
@@ -67,9 +67,12 @@ export interface CollectionSyncView {
   /** A verify runs in main (from whichever window started it): no sync may start. */
   verifying: boolean;
   full: boolean;
-  /** In the order files were first reported; `indexById` finds a row in O(1). */
+  /**
+   * In the order files were first reported; `indexById` finds a row in O(1) by `rowKey` (set and
+   * file: the engine allows one file id in two sets, and each is its own transfer).
+   */
   rows: FileRow[];
-  indexById: Map<number, number>;
+  indexById: Map<string, number>;
   stateCounts: Record<FileState, number>;
   progress: AggregateProgress | null;
   sets: SetTally;
@@ -90,7 +93,7 @@ interface VerifyEntry {
 interface SyncStore {
   byCollection: Record<number, CollectionSyncView>;
   /** Past runs of the collection's current folder; undefined until loaded (or after the folder changed). */
-  history: Record<number, SyncSummary[]>;
+  history: Record<number, HistoryEntry[]>;
   historyError: Record<number, IpcError | null>;
   verify: Record<number, VerifyEntry>;
   /** Errors of start/cancel, per collection, shown next to the Sync button. */
@@ -121,6 +124,11 @@ interface SyncStore {
 
 function emptyCounts(): Record<FileState, number> {
   return { queued: 0, downloading: 0, retrying: 0, verified: 0, up_to_date: 0, failed: 0 };
+}
+
+/** A transfer row's identity: its set and its file (one file id may be in two sets). */
+export function rowKey(row: { setId: number; fileId: number }): string {
+  return `${row.setId}/${row.fileId}`;
 }
 
 export function emptySyncView(): CollectionSyncView {
@@ -161,15 +169,15 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
     }
   };
 
-  const upsert = (fileId: number, build: (existing: FileRow | undefined) => FileRow) => {
+  const upsert = (key: string, build: (existing: FileRow | undefined) => FileRow) => {
     touchRows();
-    const at = indexById.get(fileId);
+    const at = indexById.get(key);
     if (at === undefined) {
       if (!indexCopied) {
         indexById = new Map(indexById);
         indexCopied = true;
       }
-      indexById.set(fileId, rows.length);
+      indexById.set(key, rows.length);
       rows.push(build(undefined));
     } else {
       rows[at] = build(rows[at]);
@@ -199,7 +207,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
         break;
       }
       case 'file':
-        upsert(event.fileId, (existing) => {
+        upsert(rowKey(event), (existing) => {
           const bytesDone =
             event.bytesDone ?? (event.state === 'verified' || event.state === 'up_to_date' ? event.sizeBytes : event.state === 'queued' ? 0 : (existing?.bytesDone ?? 0));
           const row: FileRow = { fileId: event.fileId, setId: event.setId, path: event.path, sizeBytes: event.sizeBytes, state: event.state, bytesDone };
@@ -231,9 +239,11 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           ...(event.retry ? { retry: event.retry } : {}),
           paused: event.paused,
         };
-        // Per-file byte counts between state changes arrive only here.
+        // Per-file byte counts between state changes arrive only here. An active transfer names
+        // its file id and path, not its set: the path (sets/<set>/…) tells which set it is.
         for (const active of event.active) {
-          const at = indexById.get(active.fileId);
+          const setId = Number(/^sets\/(\d+)\//.exec(active.path)?.[1]);
+          const at = indexById.get(rowKey({ setId, fileId: active.fileId }));
           const row = at === undefined ? undefined : rows[at];
           if (at !== undefined && row && (row.state === 'downloading' || row.state === 'queued' || row.state === 'retrying')) {
             touchRows();
@@ -340,7 +350,8 @@ export const useSync = create<SyncStore>((set, get) => {
         const known = get().history[collectionId];
         // Prepend so the history shows a finished run without another round trip.
         if (known && !known.some((h) => h.startedAt === summary.summary.startedAt)) {
-          set((s) => ({ history: { ...s.history, [collectionId]: [summary.summary, ...known] } }));
+          const entry: HistoryEntry = { ...summary.summary, kind: get().runKind[collectionId] ?? 'sync' };
+          set((s) => ({ history: { ...s.history, [collectionId]: [entry, ...known] } }));
         }
       }
     },
@@ -404,7 +415,9 @@ export const useSync = create<SyncStore>((set, get) => {
       set((s) => {
         const history = { ...s.history };
         delete history[collectionId];
-        return { history, byCollection: { ...s.byCollection, [collectionId]: emptySyncView() }, verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } };
+        const runKind = { ...s.runKind };
+        delete runKind[collectionId];
+        return { history, runKind, byCollection: { ...s.byCollection, [collectionId]: emptySyncView() }, verify: { ...s.verify, [collectionId]: { running: false, report: null, error: null } } };
       });
     },
 
@@ -417,6 +430,9 @@ export const useSync = create<SyncStore>((set, get) => {
       const result = await invoke('verify:run', { collectionId });
       const cancelled = !result.ok && result.error.kind === 'cancelled';
       set((s) => ({
+        // The verify is now what is known of the files: the Files table shows them from the card
+        // (damaged ones marked), not the last run's rows that called them verified.
+        ...(result.ok && s.byCollection[collectionId] ? { byCollection: { ...s.byCollection, [collectionId]: { ...s.byCollection[collectionId], rows: [], indexById: new Map(), stateCounts: emptyCounts() } } } : {}),
         verify: {
           ...s.verify,
           [collectionId]: result.ok
@@ -426,6 +442,8 @@ export const useSync = create<SyncStore>((set, get) => {
               : { running: false, report: s.verify[collectionId]?.report ?? null, error: result.error },
         },
       }));
+      // The verify is a row of the history too.
+      if (result.ok) void get().loadHistory(collectionId);
     },
   };
 });

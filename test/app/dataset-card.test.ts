@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readDatasetCard, recordChanges, recordVerified, setIdsOnDisk } from '../../src-main/app/dataset-card';
+import { readDatasetCard, readRunHistory, recordChanges, recordRunEnded, recordVerified, setIdsOnDisk } from '../../src-main/app/dataset-card';
 import type { SyncSummary } from '../../src-shared/sync-events';
 
 let dest: string;
@@ -44,7 +44,7 @@ describe('dataset card', () => {
     await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, '2026-01-01T00:00:00.000Z'), row(2, 1, 25, '2026-02-01T00:00:05.000Z'), row(3, 1, 30, '2026-02-01T00:00:06.000Z')].join('\n') + '\n');
     const last = summary(run, { setsNotServed: [9], failures: [{ setId: 4, fileId: 40, path: 'sets/4/x.mp4', reason: 'HTTP 500', code: 'server_error' }] });
     await recordChanges(dest, before, last);
-    await recordVerified(dest, true);
+    await recordVerified(dest, { dest, filesChecked: 3, ok: 3, missing: [], changed: [], extra: [], bytesHashed: 65 }, run);
     const card = await readDatasetCard({ dest, consentsDir: join(dest, 'c') }, last);
     expect(card).toMatchObject({ filesOnDisk: 3, bytesOnDisk: 65, consentsDir: join(dest, 'c') });
     expect(card.lastChanges).toMatchObject({ newSets: [3], editedSets: [2], leftAccepted: [9] });
@@ -61,5 +61,35 @@ describe('dataset card', () => {
     await writeFile(join(dest, '.dataset-sync', 'app-notes.json'), '{"lastVerified": ');
     await writeFile(join(dest, 'manifest.csv'), 'hello,world\n1,2\n');
     await expect(readDatasetCard({ dest }, null)).resolves.toMatchObject({ filesOnDisk: null, bytesOnDisk: null, lastVerified: null, lastChanges: null });
+  });
+
+  it('a verify that found damage shows on the card and the Files rows; a repair, then a sync, say what changed since; history names each run', async () => {
+    const t = '2026-01-01T00:00:00.000Z';
+    await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, t), row(1, 2, 20, t), row(2, 1, 30, t)].join('\n') + '\n');
+    const report = { dest, filesChecked: 3, ok: 1, missing: ['sets/1/set_1_slot_01.mp4'], changed: ['sets/2/set_2_slot_01.mp4'], extra: ['sets/notes.txt'], bytesHashed: 50 };
+    await recordVerified(dest, report, '2026-03-01T00:00:00.000Z');
+    let card = await readDatasetCard({ dest }, summary(t));
+    expect(card).toMatchObject({ filesOnDisk: 2, bytesOnDisk: 50, lastVerified: { ok: false, missing: 1, changed: 1, extra: 1 } });
+    expect(card.lastRunFiles.map((f) => [f.path, f.state])).toEqual([
+      ['sets/1/set_1_slot_01.mp4', 'failed'],
+      ['sets/2/set_2_slot_01.mp4', 'failed'],
+      ['sets/1/set_1_slot_02.mp4', 'verified'],
+    ]);
+
+    const repair = summary('2026-03-02T00:00:00.000Z', { finishedAt: '2026-03-02T00:00:09.000Z', filesDownloaded: 2 });
+    await recordRunEnded(dest, repair, 'repair');
+    card = await readDatasetCard({ dest }, repair);
+    expect(card.lastVerified).toMatchObject({ ok: true, missing: 0, changed: 0, extra: 1, repairedAt: '2026-03-02T00:00:09.000Z' });
+    expect(card.filesOnDisk).toBe(3);
+    expect(card.lastRunFiles.every((f) => f.state !== 'failed')).toBe(true);
+
+    await recordVerified(dest, { ...report, missing: [], changed: ['sets/2/set_2_slot_01.mp4'] }, '2026-03-03T00:00:00.000Z');
+    await recordRunEnded(dest, summary('2026-03-04T00:00:00.000Z'), 'sync');
+    card = await readDatasetCard({ dest }, null);
+    expect(card.lastVerified).toMatchObject({ ok: false, changed: 1, beforeSync: true });
+    expect(card.lastRunFiles.every((f) => f.state !== 'failed')).toBe(true);
+
+    const history = await readRunHistory(dest, [summary('2026-03-04T00:00:00.000Z'), repair, summary(t)]);
+    expect(history.map((h) => h.kind)).toEqual(['sync', 'verify', 'repair', 'verify', 'sync']);
   });
 });

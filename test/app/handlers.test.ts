@@ -272,6 +272,41 @@ describe('sync through the handlers', () => {
     expect(report).toMatchObject({ filesChecked: 18, ok: 18, missing: [], changed: [] });
   });
 
+  it('a chosen folder is checked at once: another collection\'s dataset, inside a dataset or its consents, not writable', async () => {
+    const other = otherCollectionId!;
+    const refusal = async (folder: string) => {
+      h.nextFolder = folder;
+      const result = await call(h, 'dataset:pickFolder', { collectionId: other });
+      h.nextFolder = null;
+      expect(h.settings.collectionDataset(account(h).id, other)).toBeNull();
+      return result.ok ? 'accepted' : result.error.message;
+    };
+    expect(await refusal(dest)).toBe(`${dest} is already the dataset folder of collection ${collectionId}. Each collection needs its own folder.`);
+    expect(await refusal(join(dest, 'sets'))).toMatch(/is inside the dataset folder of collection \d+/);
+    expect(await refusal(`${dest}.consents`)).toMatch(/is inside the consents folder of collection \d+/);
+    expect(await refusal('/proc/dataset-sync-test')).toMatch(/^The app cannot write to \/proc \(where \/proc\/dataset-sync-test would be created\) \(E\w+\)\. Choose a folder you can write to\.$/);
+    // Known from the folder itself, not only from the settings: another account's dataset (its settings gone).
+    h.settings.setCollectionDataset(account(h).id, collectionId, null);
+    try {
+      expect(await refusal(dest)).toBe(`${dest} already holds the dataset of collection ${collectionId} of ${service.deliveryBaseUrl}. A dataset folder belongs to one service and one collection: choose an empty folder, or this collection's own.`);
+      expect(await refusal(join(dest, 'sets', 'x'))).toBe(`${join(dest, 'sets', 'x')} is inside the dataset folder ${dest}. Datasets cannot be nested: choose a folder outside it.`);
+      // A folder bound elsewhere after it was chosen (a CLI sync): no card, and Verify records nothing.
+      h.settings.setCollectionDataset(account(h).id, other, { dest });
+      const notes = join(dest, '.dataset-sync', 'app-notes.json');
+      const notesBefore = await readFile(notes, 'utf8');
+      expect(await call(h, 'dataset:card', { collectionId: other })).toMatchObject({ ok: false, error: { kind: 'invalid_argument', message: expect.stringContaining('already holds the dataset of collection') } });
+      expect(await call(h, 'verify:run', { collectionId: other })).toMatchObject({ ok: false, error: { kind: 'invalid_argument' } });
+      expect(await readFile(notes, 'utf8')).toBe(notesBefore);
+    } finally {
+      h.settings.setCollectionDataset(account(h).id, other, null);
+      h.settings.setCollectionDataset(account(h).id, collectionId, { dest });
+    }
+    // This collection's own folder, and an empty one, are accepted.
+    h.nextFolder = dest;
+    expect(await value(h, 'dataset:pickFolder', { collectionId })).toEqual({ dest });
+    h.nextFolder = null;
+  });
+
   it('repair downloads again what verify found missing or changed, and keeps extra files', async () => {
     const [setDir] = await readdir(join(dest, 'sets'));
     const files = (await readdir(join(dest, 'sets', setDir!))).filter((f) => f !== 'set.json').sort();

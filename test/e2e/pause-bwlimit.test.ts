@@ -57,7 +57,9 @@ const bytesOnDisk = (dest: string) => bytesUnder(dest, (p) => !p.endsWith('/set.
 async function lastRun(): Promise<SyncSummary> {
   const history = await app.bridge.services.handlers['sync:history']({ collectionId });
   if (!history.ok) throw new Error(history.error.message);
-  return history.value[0]!;
+  const last = history.value[0]!;
+  if (last.kind === 'verify') throw new Error('the last run was a verify');
+  return last;
 }
 
 async function expectEveryFileVerified(dest: string): Promise<void> {

@@ -116,6 +116,10 @@ describe('recruiter workspace end to end', () => {
     await rows.first().waitFor();
     const states = await page.locator('table.rc-jobs .rc-status').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.status));
     expect(new Set(states)).toEqual(new Set(['draft', 'active', 'paused', 'closed']));
+    // Each job says how many applications it has.
+    const counts = await page.getByTestId('job-applications').allTextContents();
+    expect(counts.every((c) => /^\d+$/.test(c))).toBe(true);
+    expect(counts.some((c) => c !== '0')).toBe(true);
     await screenshot('jobs', [SMALL, LARGE]);
     await page.getByLabel('Job state').selectOption('active');
     await expect.poll(() => page.locator('table.rc-jobs .rc-status').evaluateAll((b) => b.map((e) => (e as HTMLElement).dataset.status))).toEqual(['active', 'active']);
@@ -128,7 +132,11 @@ describe('recruiter workspace end to end', () => {
     await page.getByLabel('Job type').selectOption('survey');
     await page.getByLabel('Rate', { exact: true }).fill('1,250');
     await page.getByLabel('Positions').fill('5000');
+    // An identifier the service does not use is said as typed, with the known one it resembles.
+    await page.getByLabel('Required skills').fill('survey, video');
+    await expect.poll(() => page.getByTestId('unknown-skills').textContent()).toBe('"video" is not a skill this service uses (did you mean "video_recording"?). Data Champs are matched by these identifiers exactly.');
     await page.getByLabel('Required skills').fill('survey, smartphone');
+    await expect.poll(() => page.getByTestId('unknown-skills').count()).toBe(0);
     const createRequests = async () => (await service.admin.stats()).byRoute['recruiter POST /jobs'] ?? 0;
     const createsBefore = await createRequests();
     await page.getByRole('button', { name: 'Create draft' }).click();
@@ -265,7 +273,8 @@ describe('recruiter workspace end to end', () => {
     expect(await page.locator('[data-field-error="maxRate"]').textContent()).toBe('The maximum is below the minimum.');
 
     await page.getByLabel('Skills').fill('survey');
-    await page.getByLabel('Country').fill('Germany');
+    await page.getByLabel('Country').fill('DE'); // an ISO code searches for the country's name
+    expect(await page.getByTestId('country-hint').textContent()).toBe('Searching for Germany');
     await page.getByLabel('Availability').selectOption('available');
     await page.getByLabel('Min daily rate').fill('60,50'); // a decimal comma, as in the job form
     await page.getByLabel('Max daily rate').fill('400');
@@ -328,7 +337,8 @@ describe('recruiter workspace end to end', () => {
     await page.getByRole('button', { name: 'Forget recruiter key' }).click();
     await page.getByLabel('Recruiter API key').waitFor();
     await expect.poll(focused).toMatchObject({ tag: 'h2', text: 'Connect the recruiter API' });
-    expect(await page.getByTestId('header-client-name').textContent()).toBe(service.clients[0]!.name);
+    // The header names the recruiter organization here (none now), never the delivery client as if it were one.
+    expect(await page.getByTestId('header-recruiter-org').textContent()).toBe('No recruiter key connected');
     expect(await bridge.services.connection.current()).not.toBeNull();
     expect(pageErrors).toEqual([]);
   });
@@ -337,6 +347,7 @@ describe('recruiter workspace end to end', () => {
     await page.getByLabel('Recruiter API key').fill(orgKey('Readonly Recruiting'));
     await page.getByRole('button', { name: 'Connect recruiter key' }).click();
     await expect.poll(() => page.getByTestId('recruiter-org-name').textContent()).toBe('Readonly Recruiting');
+    expect(await page.getByTestId('header-recruiter-org').textContent()).toBe('Recruiting as Readonly Recruiting');
     await page.locator('table.rc-jobs tbody tr').first().waitFor();
 
     // New job and Data Champs stay visible but disabled (still focusable), each naming its scope.

@@ -144,6 +144,7 @@ describe('renderer end to end', () => {
 
     // Account details, and the dark theme.
     await page.getByRole('button', { name: /Signed in as/ }).click();
+    await page.getByRole('button', { name: 'Account and key…' }).click();
     await page.getByRole('heading', { name: 'Connected account' }).waitFor();
     await screenshot('account');
     await page.getByRole('button', { name: /^Theme:/ }).click(); // system -> light

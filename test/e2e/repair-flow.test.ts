@@ -5,7 +5,7 @@
 // report says all OK and `sha256sum -c SHA256SUMS` passes in DEST. The two reports are saved as
 // docs/screenshots/verify-before-repair.png and verify-after-repair.png.
 import { execFile } from 'node:child_process';
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -77,6 +77,12 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset differs from its manifest. ${total - 2} of ${total} files OK · 1 missing · 1 changed · 0 extra`);
   expect(await report.textContent()).toContain(gone);
   expect(await report.textContent()).toContain(flipped);
+  // Every view of the dataset now says what Verify found: the card, and the Files table (no longer "Verified (all)").
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · problems found: 1 missing, 1 changed$/);
+  await expect.poll(() => page.getByTestId('card-on-disk').textContent()).toMatch(new RegExp(`^${total - 1} files · `));
+  const filterChoices = () => page.getByLabel('Filter files by state').locator('option').allTextContents();
+  await expect.poll(filterChoices).toContainEqual('Failed (2)');
+  expect(await filterChoices()).toContainEqual(`Verified (${total - 2})`);
   await report.scrollIntoViewIfNeeded();
   await docScreenshot(page, 'verify-before-repair');
 
@@ -87,11 +93,31 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await expect.poll(() => page.locator('.toast').allTextContents()).toContainEqual(expect.stringMatching(/^Repair of ".+" finished: 2 downloaded, /));
   // The dataset card keeps what the last sync changed: a repair is not the service editing sets.
   expect(await page.getByTestId('card-changes').textContent()).toMatch(/^New sets: .+ · edited: none · left accepted: none$/);
+  // The repair fixed what Verify found: the card no longer says "problems found".
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · problems found, repaired .+: intact$/);
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact. ${total} of ${total} files OK · 0 missing · 0 changed · 0 extra`);
   expect(await page.getByRole('button', { name: /^Repair/ }).count()).toBe(0);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · intact$/);
   await report.scrollIntoViewIfNeeded();
   await docScreenshot(page, 'verify-after-repair');
+
+  // An extra file: the headline and the card say the same.
+  await writeFile(join(dest, 'sets', 'notes.txt'), 'mine');
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact; 1 extra file not in the manifest. ${total} of ${total} files OK · 0 missing · 0 changed · 1 extra`);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · intact; 1 extra file not in the manifest$/);
+  await rm(join(dest, 'sets', 'notes.txt'));
+
+  // The history says what each run was.
+  await expect.poll(() => page.locator('table.history tbody tr td:first-child').allTextContents()).toEqual(['Verify', 'Verify', 'Repair', 'Verify', 'Sync']);
+
+  // A fresh folder: nothing of the old one's repair or runs.
+  stack.pickNext(join(stack.root, 'fresh'));
+  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(stack.root, 'fresh'));
+  expect(await page.locator('#files-title').textContent()).toBe('Files');
+  await page.getByText('No syncs yet.').waitFor();
 
   const check = await run('sha256sum', ['-c', '--strict', 'SHA256SUMS'], { cwd: dest });
   expect(check.stdout.trim().split('\n')).toHaveLength(total);

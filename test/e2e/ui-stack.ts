@@ -1,12 +1,15 @@
 // What a browser end-to-end test of the delivery UI runs on: startBrowserApp (the built renderer
 // in real Chromium, the web bridge with the real handlers, engine and disk, and the reference
-// service), not yet connected, with "Choose folder…" answering the stack's `dataset` folder.
+// service), not yet connected, with "Choose folder…" answering the stack's `dataset` folder
+// (or the folder last given to `pickNext`).
 import { join } from 'node:path';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
 export interface UiStack extends BrowserApp {
   /** The folder "Choose folder…" picks. */
   datasetDir: string;
+  /** Makes "Choose folder…" answer `folder` from now on. */
+  pickNext(folder: string): void;
 }
 
 export async function startUiStack(opts: {
@@ -14,6 +17,7 @@ export async function startUiStack(opts: {
   service: { seed: number; sets: number; fileSize: number; slots?: number };
   viewport: { width: number; height: number };
 }): Promise<UiStack> {
-  const app = await startBrowserApp({ ...opts, connected: false, pickFolderAnswer: (root) => join(root, 'dataset') });
-  return Object.assign(app, { datasetDir: join(app.root, 'dataset') });
+  let next: string | null = null;
+  const app = await startBrowserApp({ ...opts, connected: false, pickFolderAnswer: (root) => next ?? join(root, 'dataset') });
+  return Object.assign(app, { datasetDir: join(app.root, 'dataset'), pickNext: (folder: string) => void (next = folder) });
 }

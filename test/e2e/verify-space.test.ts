@@ -70,7 +70,7 @@ describe('verify in the app', () => {
     expect(await sync.isDisabled()).toBe(false);
     // The report still offers Repair.
     expect(await page.getByRole('button', { name: 'Repair 1 file' }).isEnabled()).toBe(true);
-    await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/problems found$/);
+    await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/problems found: 1 missing$/);
     const verifiedLine = await page.getByTestId('card-verified').textContent();
 
     // Cancel (by keyboard, focus following the action): the verify stops, nothing is reported or

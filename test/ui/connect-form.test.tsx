@@ -84,6 +84,7 @@ describe('connect form', () => {
     expect((await screen.findByTestId('header-client-name')).textContent).toBe('Acme Vision Lab');
     expect(api.calls.find((c) => c.channel === 'connection:connect')?.arg).toEqual({ baseUrl: INFO.baseUrl, apiKey: 'good-key' });
     fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Account and key…' }));
     expect(screen.getByText('data@acme.example')).toBeTruthy();
     expect(screen.getByText('dsk_ab12…')).toBeTruthy();
     expect(screen.getByText('collections:read')).toBeTruthy();
@@ -129,20 +130,22 @@ describe('connect form', () => {
       });
     setRendererApi(api);
     render(<App />);
+    // The header's account menu lists the other accounts, one click away.
     fireEvent.click(await screen.findByRole('button', { name: /Signed in as/ }));
-    const picker = (await screen.findByLabelText('Account')) as HTMLSelectElement;
-    expect([...picker.options].map((o) => o.textContent)).toEqual(['Acme Vision Lab · 127.0.0.1:1234', 'Beta Labs · other.example']);
-    fireEvent.change(picker, { target: { value: 'acct2' } });
+    fireEvent.click(await screen.findByRole('button', { name: 'Beta Labs · other.example' }));
     await waitFor(() => expect(screen.getByTestId('header-client-name').textContent).toBe('Beta Labs'), SLOW);
     expect(api.calls.filter((c) => c.channel === 'collections:list').length).toBeGreaterThan(0);
 
-    // Back to the first, then to the second without a stored key: the connect form, address filled in.
+    // Back to the first (from the account screen's picker), then to the second without a stored key: the connect form, address filled in.
     fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
-    fireEvent.change(await screen.findByLabelText('Account'), { target: { value: 'acct1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Account and key…' }));
+    const picker = (await screen.findByLabelText('Account')) as HTMLSelectElement;
+    expect([...picker.options].map((o) => o.textContent)).toEqual(['Acme Vision Lab · 127.0.0.1:1234', 'Beta Labs · other.example']);
+    fireEvent.change(picker, { target: { value: 'acct1' } });
     await waitFor(() => expect(screen.getByTestId('header-client-name').textContent).toBe('Acme Vision Lab'), SLOW);
     keyStored = false;
     fireEvent.click(screen.getByRole('button', { name: /Signed in as/ }));
-    fireEvent.change(await screen.findByLabelText('Account'), { target: { value: 'acct2' } });
+    fireEvent.click(await screen.findByRole('button', { name: 'Beta Labs · other.example' }));
     await waitFor(() => expect((screen.getByLabelText('Base URL') as HTMLInputElement).value).toBe(other), SLOW);
     expect(screen.queryByTestId('header-client-name')).toBeNull();
   });

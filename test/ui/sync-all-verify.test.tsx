@@ -11,7 +11,7 @@ import type { CollectionListItem } from '../../src-shared/ipc-contract';
 import { FakeRendererApi } from './fake-api';
 
 const ITEM: CollectionListItem = {
-  id: 7, title: 'Faces', status: 'active', price_per_set: '1.00', currency: 'EUR', deadline: null, created_at: '2025-01-01T00:00:00Z', dest: '/data/faces', lastSync: null,
+  id: 7, title: 'Faces', status: 'active', price_per_set: '1.00', currency: 'EUR', deadline: null, created_at: '2025-01-01T00:00:00Z', dest: '/data/faces', acceptedSets: 3, onDisk: null, lastSync: null,
 };
 
 beforeEach(() => {

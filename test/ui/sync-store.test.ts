@@ -22,7 +22,7 @@ function summary(overrides: Partial<SyncSummary> = {}): SyncSummary {
 describe('sync store', () => {
   beforeEach(() => useSync.setState({ byCollection: {}, history: {}, verify: {}, actionError: {} }));
 
-  it('keys rows by fileId and follows each file through its states', () => {
+  it('keys rows by set and file and follows each file through its states', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'queued'), fileEvent(2, 'queued')]);
     expect(view.rows.map((r) => r.state)).toEqual(['queued', 'queued']);
     view = reduceSyncEvents(view, [fileEvent(1, 'downloading', { bytesDone: 250 }), fileEvent(2, 'retrying', { attempt: 2, reason: 'HTTP 503' })]);
@@ -36,10 +36,23 @@ describe('sync store', () => {
     expect(view.stateCounts).toMatchObject({ verified: 1, failed: 1, queued: 0 });
   });
 
+  it('keeps two sets sharing a file id as two rows, each with its own bytes', () => {
+    const inSet = (setId: number, extra: Partial<FileEvent> = {}): SyncEvent => ({ type: 'file', setId, fileId: 9, path: `sets/${setId}/set_${setId}_slot_01.mp4`, sizeBytes: 1000, state: 'downloading', bytesDone: 0, ...extra });
+    let view = reduceSyncEvents(emptySyncView(), [START, inSet(3), inSet(4)]);
+    expect(view.rows.map((r) => [r.setId, r.fileId])).toEqual([[3, 9], [4, 9]]);
+    view = reduceSyncEvents(view, [
+      { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 2, fraction: 0, bytesRedownloaded: 0, bytesDone: 700, bytesTotal: 2000, filesDone: 0, filesTotal: 2, bytesPerSecond: 0, etaSeconds: null,
+        active: [{ fileId: 9, path: 'sets/4/set_4_slot_01.mp4', bytesDone: 700, sizeBytes: 1000, bytesPerSecond: 10 }] },
+      inSet(3, { state: 'verified', bytesDone: 1000 }),
+    ]);
+    expect(view.rows.map((r) => [r.setId, r.state, r.bytesDone])).toEqual([[3, 'verified', 1000], [4, 'downloading', 700]]);
+    expect(view.stateCounts).toMatchObject({ verified: 1, downloading: 1 });
+  });
+
   it('takes the aggregate from progress events and per-file bytes from their active list', () => {
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(1, 'downloading', { bytesDone: 0 })]);
     view = reduceSyncEvents(view, [
-      { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'x', bytesDone: 600, sizeBytes: 1000, bytesPerSecond: 0 }] },
+      { type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, active: [{ fileId: 1, path: 'sets/1/set_1_slot_01.mp4', bytesDone: 600, sizeBytes: 1000, bytesPerSecond: 0 }] },
     ]);
     expect(view.progress).toEqual({ bytesDone: 600, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 1200, etaSeconds: 3, fraction: 0, setsDone: 0, setsTotal: 1, phase: 'downloading', paused: false });
     expect(view.rows[0]?.bytesDone).toBe(600);
@@ -48,7 +61,7 @@ describe('sync store', () => {
   it('keeps each file\'s own speed, the walk\'s retry, and turns a retried file back to downloading once its bytes flow', () => {
     const progress = (bytesDone: number, extra: Partial<Extract<SyncEvent, { type: 'progress' }>> = {}): SyncEvent => ({
       type: 'progress', phase: 'downloading', paused: false, setsDone: 0, setsTotal: 1, fraction: 0, bytesRedownloaded: 0, bytesDone, bytesTotal: 4000, filesDone: 0, filesTotal: 4, bytesPerSecond: 0, etaSeconds: null,
-      active: [{ fileId: 2, path: 'x', bytesDone, sizeBytes: 1000, bytesPerSecond: 321 }], ...extra,
+      active: [{ fileId: 2, path: 'sets/1/set_1_slot_02.mp4', bytesDone, sizeBytes: 1000, bytesPerSecond: 321 }], ...extra,
     });
     let view = reduceSyncEvents(emptySyncView(), [START, fileEvent(2, 'retrying', { attempt: 2, reason: 'HTTP 503', bytesDone: 100 })]);
     view = reduceSyncEvents(view, [progress(100, { phase: 'retrying', retry: { attempt: 2, of: 6, inSeconds: 4 } })]);

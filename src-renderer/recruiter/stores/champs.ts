@@ -1,4 +1,5 @@
 // Data Champ discovery: the filters as typed, and the page of results of the last search.
+import { countryName } from '../country';
 import { create } from 'zustand';
 import type { IpcError } from '../../../src-shared/ipc-contract';
 import type { ChampAvailability, ChampSearchArg, DataChampsPage } from '../../../src-shared/recruiter-ipc-contract';
@@ -39,7 +40,7 @@ export function toSearchArg(f: ChampFilters, page: number): ChampSearchArg {
   if (skills.length > 0) arg.skills = skills;
   if (f.search.trim()) arg.search = f.search.trim();
   if (f.location.trim()) arg.location = f.location.trim();
-  if (f.country.trim()) arg.country = f.country.trim();
+  if (f.country.trim()) arg.country = countryName(f.country);
   if (f.availability) arg.availability = f.availability;
   const minRate = parseAmount(f.minRate);
   const maxRate = parseAmount(f.maxRate);
