@@ -11,13 +11,16 @@ import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard } from '../../src-shared/ipc-contract';
 import { readDatasetCard, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
+import type { BucketLocations } from './bucket-locations';
 import type { ConnectionManager } from './connection';
+import { bucketLabel, type BucketLocation } from '../../src-shared/settings';
 import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
 export interface DatasetsDeps {
   settings: SettingsStore;
   connection: ConnectionManager;
   syncs: SyncController;
+  buckets: BucketLocations;
   emit: Emit;
 }
 
@@ -93,6 +96,20 @@ export class Datasets {
     const accountId = this.deps.connection.activeAccountId();
     this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
     // The old folder's last run says nothing about the new one.
+    this.deps.syncs.forgetLastSummary({ accountId, collectionId });
+    return dataset;
+  }
+
+  /**
+   * A bucket as the collection's dataset: checked (reachable, credentials, exists, writable),
+   * its secret stored in the keychain, the location (no secret) in settings. Like a new folder,
+   * a new location is a new dataset.
+   */
+  async chooseBucket(collectionId: number, location: BucketLocation, secretAccessKey: string): Promise<CollectionDatasetSettings> {
+    const accountId = this.deps.connection.activeAccountId();
+    const checked = await this.deps.buckets.remember(location, secretAccessKey);
+    const dataset = { dest: bucketLabel(checked), bucket: checked };
+    this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
     this.deps.syncs.forgetLastSummary({ accountId, collectionId });
     return dataset;
   }

@@ -58,7 +58,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await page.getByLabel('API key').fill(client.apiKey);
   await page.getByRole('button', { name: 'Connect' }).click();
   await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  await page.getByRole('button', { name: 'Folder…' }).click();
   await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(dest);
   await page.getByRole('tab', { name: 'Sync' }).click();
   await page.getByRole('button', { name: 'Sync', exact: true }).click();

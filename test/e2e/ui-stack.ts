@@ -1,11 +1,11 @@
 // What a browser end-to-end test of the delivery UI runs on: startBrowserApp (the built renderer
 // in real Chromium, the web bridge with the real handlers, engine and disk, and the reference
-// service), not yet connected, with "Choose folder…" answering the stack's `dataset` folder.
+// service), not yet connected, with "Folder…" answering the stack's `dataset` folder.
 import { join } from 'node:path';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
 export interface UiStack extends BrowserApp {
-  /** The folder "Choose folder…" picks. */
+  /** The folder "Folder…" picks. */
   datasetDir: string;
 }
 
