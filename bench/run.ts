@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [--only 1,3] [--reps N] [--out FILE]`; scenario 7 (WAN link, ~20 min) runs only when named in --only.
+// `npm run bench [-- --quick] [--only 1,3] [--reps N] [--out FILE]`; scenario 7 (WAN link, ~20 min) runs only when named in --only;
+// scenario 8 (into a Ceph RGW bucket) runs when Ceph is installed, else it is reported as skipped.
 // Runs the scenarios of the performance issue against the reference service (in a child
 // process), prints a markdown report and, for a complete full-size run, writes bench/RESULTS.md
 // (with bench/NOTES.md, the hand-written analysis, appended).
@@ -14,13 +15,15 @@ import { scenarioMetadata } from './scenarios/metadata';
 import { scenarioResume } from './scenarios/resume';
 import { scenarioBulk, scenarioSmall } from './scenarios/transfer';
 import { scenarioWan } from './scenarios/wan';
+import { scenarioBucket } from './scenarios/bucket';
+import { CEPH_MISSING } from '../test/support/ceph-rgw';
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean' }, only: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } },
   allowPositionals: false,
 });
 const quick = values.quick === true;
-const only = values.only ? new Set(values.only.split(',').map((s) => Number(s.trim()))) : new Set([1, 2, 3, 4, 5, 6]);
+const only = values.only ? new Set(values.only.split(',').map((s) => Number(s.trim()))) : new Set([1, 2, 3, 4, 5, 6, 8]);
 // Scenarios 5 and 6 are read off the runs of 1+3 and 2.
 if (only.has(5)) {
   only.add(1);
@@ -28,7 +31,7 @@ if (only.has(5)) {
 }
 if (only.has(6)) only.add(2);
 const reps = values.reps ? Number(values.reps) : quick ? 1 : 3;
-const complete = !quick && only.size === 6 && !values.reps;
+const complete = !quick && only.size === 7 && !values.reps;
 
 const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'dataset-sync-bench-'));
 await fs.chmod(workDir, 0o700);
@@ -57,6 +60,10 @@ try {
   if (only.has(3)) add((meta = await scenarioMetadata(ctx)).section);
   if (only.has(4)) add(await scenarioResume(ctx));
   if (only.has(7)) add(await scenarioWan(ctx));
+  if (only.has(8)) {
+    if (CEPH_MISSING) add({ title: 'Scenario 8: into object storage', body: [`Skipped: ${CEPH_MISSING}.`], targets: [] });
+    else add(await scenarioBucket(ctx));
+  }
   if (only.has(5) && bulk && meta) {
     const peak = Math.max(bulk.oursRssKb, ...meta.rssKb) / 1024;
     add({

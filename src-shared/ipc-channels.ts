@@ -19,6 +19,8 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:showInFolder',
   'dataset:showConsents',
   'dataset:card',
+  'dataset:chooseBucket',
+  'dataset:testBucket',
   'sync:start',
   'sync:repair',
   'sync:cancel',

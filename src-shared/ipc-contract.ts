@@ -12,7 +12,7 @@ import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
 import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
 import type { SecretStoreKind } from './secret-store-kind';
-import { settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
+import { bucketLocationSchema, bucketSecretSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
 
 export type { CollectionDatasetSettings, SettingsPatch, SettingsView, Account } from './settings';
 
@@ -112,6 +112,13 @@ export interface DatasetChanges {
   leftAccepted: number[];
 }
 
+/** The answer of the bucket form's Test button. */
+export interface BucketTestResult {
+  ok: boolean;
+  /** What was checked or what failed, naming the endpoint and bucket; never a secret. */
+  message: string;
+}
+
 /** A collection's dataset on disk (dataset-card.ts in main). */
 export interface LastVerified {
   at: string;
@@ -185,6 +192,10 @@ export const coreArgSchemas = {
   'dataset:showInFolder': collectionRef,
   'dataset:showConsents': collectionRef,
   'dataset:card': collectionRef,
+  // The secret goes to the keychain in main; it is never sent back to the window.
+  'dataset:chooseBucket': args({ collectionId, location: bucketLocationSchema, secretAccessKey: bucketSecretSchema }),
+  // Without a secret, the one stored for the same endpoint, bucket and access key id is used.
+  'dataset:testBucket': args({ collectionId, location: bucketLocationSchema, secretAccessKey: bucketSecretSchema.optional() }),
   // spaceConfirmed: the window already asked whether to sync although it would not fit (the run does not ask again).
   'sync:start': args({ collectionId, full: bool().optional(), spaceConfirmed: bool().optional() }),
   'sync:repair': collectionRef,
@@ -221,6 +232,10 @@ export interface CoreResults {
   /** Reveals the consents folder (kept beside the dataset, never inside it). */
   'dataset:showConsents': null;
   'dataset:card': DatasetCard;
+  /** Checks the bucket (reachable, credentials, exists, writable), stores the secret in the keychain and the location in settings. */
+  'dataset:chooseBucket': CollectionDatasetSettings;
+  /** The Test button: what the bucket answered, in words (never a secret). */
+  'dataset:testBucket': BucketTestResult;
   'sync:start': SyncRunState;
   /**
    * Verifies the dataset, then downloads again every missing or changed file (their sets only);

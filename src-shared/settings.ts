@@ -69,7 +69,42 @@ export type Account = z.infer<typeof accountSchema>;
 
 // Absolute paths (checked where paths are known, in main); bounded here.
 const folder = text(4096).min(1);
-export const collectionDatasetSchema = z.strictObject({ dest: folder, consentsDir: folder.optional() });
+
+/**
+ * An S3-compatible bucket as a dataset's location (README "Object storage"). No secret: the
+ * secret access key lives in the OS keychain only, one entry per endpoint, bucket and access key
+ * id. The endpoint is checked in main like a service's base URL (https, or http on loopback);
+ * null means AWS itself.
+ */
+export const bucketLocationSchema = z.strictObject({
+  endpoint: text(2048).min(1).nullable(),
+  region: matching(64, /^[a-z0-9][a-z0-9-]{0,63}$/, 'a region such as us-east-1'),
+  bucket: matching(63, /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens'),
+  /** Where the dataset goes in the bucket: not empty, no leading or trailing '/', no empty, '.' or '..' part. */
+  prefix: matching(
+    1024,
+    /^(?!.*(?:^|\/)\.{1,2}(?:\/|$))[A-Za-z0-9!_.*'()-]+(?:\/[A-Za-z0-9!_.*'()-]+)*$/,
+    'a prefix such as datasets/collection-1 (letters, digits and !_.*\'()- in parts separated by /)',
+  ),
+  accessKeyId: matching(128, /^[A-Za-z0-9+/=_-]{3,128}$/, 'an access key id'),
+  /** Path-style addressing (always on for IP and loopback endpoints). */
+  forcePathStyle: bool().optional(),
+});
+export type BucketLocation = z.infer<typeof bucketLocationSchema>;
+
+/** The secret access key as typed into the window once (it goes to the keychain, never back). */
+export const bucketSecretSchema = matching(256, /^[\x21-\x7e]{1,256}$/, 'a secret access key (printable characters, no spaces)');
+
+/** How a bucket location is shown and named on the command line: s3://BUCKET/PREFIX. */
+export function bucketLabel(location: Pick<BucketLocation, 'bucket' | 'prefix'>): string {
+  return `s3://${location.bucket}/${location.prefix}`;
+}
+
+/**
+ * A collection's dataset: a folder (`dest` is its path), or a bucket (`bucket` set, `dest` is its
+ * s3:// label, which the engine's events, history and the window show).
+ */
+export const collectionDatasetSchema = z.strictObject({ dest: folder, consentsDir: folder.optional(), bucket: bucketLocationSchema.optional() });
 export type CollectionDatasetSettings = z.infer<typeof collectionDatasetSchema>;
 
 /** Collection ids as object keys. */

@@ -130,6 +130,8 @@ export interface OursOptions {
   onSpawn?: (pid: number) => void;
   /** Extra environment, e.g. DATASET_SYNC_HASH_WORKERS. */
   env?: Record<string, string>;
+  /** Extra command-line arguments, e.g. --s3-endpoint for a bucket destination. */
+  args?: string[];
 }
 
 /** Our CLI exactly as users run it (`node bin/dataset-sync.mjs sync ... --json`). */
@@ -149,6 +151,7 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
     '--json',
   ];
   if (o.full) args.push('--full');
+  if (o.args) args.push(...o.args);
   const r = await runProc(process.execPath, args, {
     env: { ...process.env, ...o.env, DATASET_SYNC_API_KEY: svc.apiKey },
     measure: o.measure ?? true,

@@ -4,7 +4,6 @@
 // offers or reuses this one's folder or watermark.
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
-import { readHistory } from '../sync/state/history';
 import { verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
@@ -13,13 +12,16 @@ import { readDatasetCard, readManifestEntries, readRunHistory, recordVerified } 
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
+import { datasetHistory, type BucketLocations } from './bucket-locations';
 import type { ConnectionManager } from './connection';
+import { bucketLabel, type BucketLocation } from '../../src-shared/settings';
 import type { CollectionRef, Emit, SyncController } from './sync-controller';
 
 export interface DatasetsDeps {
   settings: SettingsStore;
   connection: ConnectionManager;
   syncs: SyncController;
+  buckets: BucketLocations;
   emit: Emit;
 }
 
@@ -81,7 +83,7 @@ export class Datasets {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);
         // The set counts are the detail's (one small request each, in parallel); a failure hides only them.
         const [history, detail, entries] = await Promise.all([
-          dataset ? readHistory(dataset.dest).catch(() => []) : [],
+          dataset ? datasetHistory(dataset).catch(() => []) : [],
           client.getCollection(c.id).catch(() => null),
           dataset ? readManifestEntries(dataset.dest).catch(() => null) : null,
         ]);
@@ -145,9 +147,23 @@ export class Datasets {
     return dataset;
   }
 
+  /**
+   * A bucket as the collection's dataset: checked (reachable, credentials, exists, writable),
+   * its secret stored in the keychain, the location (no secret) in settings. Like a new folder,
+   * a new location is a new dataset.
+   */
+  async chooseBucket(collectionId: number, location: BucketLocation, secretAccessKey: string): Promise<CollectionDatasetSettings> {
+    const accountId = this.deps.connection.activeAccountId();
+    const checked = await this.deps.buckets.remember(location, secretAccessKey);
+    const dataset = { dest: bucketLabel(checked), bucket: checked };
+    this.deps.settings.setCollectionDataset(accountId, collectionId, dataset);
+    this.deps.syncs.forgetLastSummary({ accountId, collectionId });
+    return dataset;
+  }
+
   async history(collectionId: number): Promise<HistoryEntry[]> {
     const { dest } = this.folder(collectionId);
-    return readRunHistory(dest, await readHistory(dest));
+    return readRunHistory(dest, await datasetHistory(this.folder(collectionId)));
   }
 
   /**

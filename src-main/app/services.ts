@@ -4,6 +4,7 @@
 // exactly the same code below the transport.
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';
+import { BucketLocations, type OpenBucket } from './bucket-locations';
 import { ConnectionManager } from './connection';
 import { Datasets } from './datasets';
 import { RecruiterConnection } from './recruiter-connection';
@@ -22,6 +23,8 @@ export interface AppServicesDeps {
   batchIntervalMs?: number;
   /** Free space on a dataset folder's disk (default: statfs); a test seam for the low-space question. */
   readFreeBytes?: (dest: string) => Promise<number | null>;
+  /** The engine's bucket destination; without it the app offers folders only. */
+  openBucket?: OpenBucket;
 }
 
 export interface AppServices {
@@ -30,6 +33,7 @@ export interface AppServices {
   recruiter: RecruiterConnection;
   syncs: SyncController;
   datasets: Datasets;
+  buckets: BucketLocations;
   scheduler: Scheduler;
   syncAll: SyncAll;
   /** Cancels running syncs, waits for them to settle (partials stay), stops the timer. */
@@ -40,15 +44,17 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
   const warning = deps.secretStoreWarning ? { secretStoreWarning: deps.secretStoreWarning } : {};
   const connection = new ConnectionManager({ secrets: deps.secrets, settings: deps.settings, ...warning });
   const recruiter = new RecruiterConnection({ secrets: deps.secrets, settings: deps.settings, ...warning });
+  const buckets = new BucketLocations({ secrets: deps.secrets, ...(deps.openBucket ? { openBucket: deps.openBucket } : {}) });
   const syncs = new SyncController({
     connection,
+    buckets,
     settings: deps.settings,
     emit: deps.emit,
     notify: deps.notify,
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
     ...(deps.readFreeBytes ? { readFreeBytes: deps.readFreeBytes } : {}),
   });
-  const datasets = new Datasets({ settings: deps.settings, connection, syncs, emit: deps.emit });
+  const datasets = new Datasets({ settings: deps.settings, connection, syncs, buckets, emit: deps.emit });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const syncAll = new SyncAll({ settings: deps.settings, syncs, emit: deps.emit });
   let closing: Promise<void> | null = null;
@@ -58,6 +64,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     recruiter,
     syncs,
     datasets,
+    buckets,
     scheduler,
     syncAll,
     shutdown: () =>

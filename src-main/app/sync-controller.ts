@@ -13,15 +13,24 @@ import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
 import { readFreeBytes, recordChanges, recordRunEnded, setIdsOnDisk } from './dataset-card';
 import { SpaceCheck, type Shortfall } from './space-check';
+import { datasetHistory, type BucketLocations } from './bucket-locations';
 import type { ConnectionManager } from './connection';
+import type { Destination } from '../sync/destination/destination';
+import type { BucketLocation } from '../../src-shared/settings';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 
-type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate }) => Promise<SyncSummary>;
+/** What a run gets besides its options: the pause gate, and for a bucket dataset the destination opened with its secret. */
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate; destination?: Destination; consents?: Destination }) => Promise<SyncSummary>;
+
+/** A bucket dataset's destinations for one run (the dataset and its consents beside it). */
+type BucketRun = { destination: Destination; consents: Destination };
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
 export interface SyncControllerDeps {
   connection: ConnectionManager;
+  /** Bucket datasets: the destination of a run, opened with the secret from the keychain. */
+  buckets?: BucketLocations;
   settings: SettingsStore;
   emit: Emit;
   notify(title: string, body: string): void;
@@ -87,7 +96,7 @@ export class SyncController {
     const state = this.snapshot(ref);
     if (!state.lastSummary) {
       const dataset = this.deps.settings.collectionDataset(ref.accountId, ref.collectionId);
-      if (dataset) state.lastSummary = (await this.readHistory(dataset.dest).catch(() => []))[0] ?? null;
+      if (dataset) state.lastSummary = (await (dataset.bucket ? datasetHistory(dataset) : this.readHistory(dataset.dest)).catch(() => []))[0] ?? null;
     }
     return state;
   }
@@ -137,8 +146,12 @@ export class SyncController {
     if (!dataset) throw new AppError('no_folder', `Choose a dataset folder for collection ${collectionId} before syncing.`);
     const credentials = await this.deps.connection.credentialsFor(ref.accountId);
     if (!credentials) throw new AppError('not_connected', 'Not connected: enter the service address and an API key first.');
+    const destination = dataset.bucket ? await this.bucketDestination(dataset.bucket) : undefined;
     // Re-check after the await: another start may have won the race.
-    if (this.running.has(keyOf(ref))) throw this.busyFailure(ref);
+    if (this.running.has(keyOf(ref))) {
+      await closeBucketRun(destination);
+      throw this.busyFailure(ref);
+    }
 
     const settings = this.deps.settings.view();
     const abort = new AbortController();
@@ -159,7 +172,8 @@ export class SyncController {
     const run = this.newRun('sync', abort);
     run.spaceAnswered = opts.spaceConfirmed === true;
     this.running.set(keyOf(ref), run);
-    run.done = opts.repair ? this.execute(ref, run, options, this.runRepair, 'Repair') : this.execute(ref, run, options, this.runSync, 'Sync');
+    const job = opts.repair ? this.runRepair : this.runSync;
+    run.done = this.execute(ref, run, options, job, opts.repair ? 'Repair' : 'Sync', destination);
     const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
@@ -169,12 +183,20 @@ export class SyncController {
     return { kind, startedAt: new Date().toISOString(), abort, done: Promise.resolve(), gate: createPauseGate(), lowSpace: null, spaceAnswered: false };
   }
 
-  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob, what: RunName): Promise<void> {
+  /** A bucket dataset's destination, opened with its secret from the keychain for this run. */
+  private async bucketDestination(location: BucketLocation): Promise<BucketRun> {
+    if (!this.deps.buckets) throw new AppError('refused', 'This build of the app cannot sync into object storage.');
+    return this.deps.buckets.open(location);
+  }
+
+  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob, what: RunName, destination?: BucketRun): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = this.titleOf(ref);
-    const setsBefore = await setIdsOnDisk(options.dest).catch(() => new Set<number>());
-    const space = new SpaceCheck(() => this.readFreeBytes(options.dest));
+    // A bucket has no local manifest to compare and no disk to fill: only a folder is asked.
+    const local = destination === undefined;
+    const setsBefore = local ? await setIdsOnDisk(options.dest).catch(() => new Set<number>()) : new Set<number>();
+    const space = new SpaceCheck(() => (local ? this.readFreeBytes(options.dest) : Promise.resolve(null)));
     await space.prime();
     try {
       const summary = await job(
@@ -188,14 +210,14 @@ export class SyncController {
           const shortfall = run.spaceAnswered || run.lowSpace ? null : space.observe(event);
           if (shortfall) this.holdForSpace(ref, run, shortfall, title);
         },
-        { gate: run.gate },
+        { gate: run.gate, ...(destination ?? {}) },
       );
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
       // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
-      if (what === 'Sync') await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
+      if (what === 'Sync' && local) await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
       // The card's "Last verified" and the history's row kind follow the run.
-      await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
+      if (local) await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
       this.notifyOutcome(accountId, summary, title, what);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine.
@@ -204,6 +226,7 @@ export class SyncController {
       this.deps.emit('notice', { level: 'error', message: `The sync of ${title} stopped unexpectedly; see the log for details.`, accountId });
       this.deps.notify('Sync failed', `The sync of ${title} stopped unexpectedly.`);
     } finally {
+      await closeBucketRun(destination); // injected destinations are the caller's to close
       this.running.delete(keyOf(ref));
       this.deps.emit('sync:state', this.snapshot(ref));
     }
@@ -315,4 +338,8 @@ export function inAppMessage(summary: SyncSummary, title: string, what: RunName 
   return summary.exitCode === 0
     ? { level: 'info', message: `${what} of ${title} finished: ${counts}.` }
     : { level: 'warning', message: `${what} of ${title} finished with failures: ${counts}.` };
+}
+
+async function closeBucketRun(run: BucketRun | undefined): Promise<void> {
+  await Promise.all([run?.destination.close(), run?.consents.close()].map((p) => p?.catch(() => undefined)));
 }

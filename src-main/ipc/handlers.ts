@@ -60,6 +60,8 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'dataset:card': ({ collectionId }) => datasets.card(collectionId),
+    'dataset:chooseBucket': ({ collectionId, location, secretAccessKey }) => datasets.chooseBucket(collectionId, location, secretAccessKey),
+    'dataset:testBucket': async ({ location, secretAccessKey }) => app.buckets.test(location, secretAccessKey),
     'sync:start': ({ collectionId, full, spaceConfirmed }) => syncs.start(datasets.ref(collectionId), { full: full ?? false, spaceConfirmed: spaceConfirmed ?? false }),
     'sync:repair': ({ collectionId }) => syncs.start(datasets.ref(collectionId), { repair: true }),
     'sync:cancel': ({ collectionId }) => syncs.cancel(datasets.ref(collectionId)),
@@ -77,7 +79,7 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
     'sync:all': async () => app.syncAll.start(connection.activeAccountId()),
   };
 
-  const toError = (e: unknown) => toIpcError(e, connection.secretsToRedact(), shell.log);
+  const toError = (e: unknown) => toIpcError(e, [...connection.secretsToRedact(), ...app.buckets.secretsToRedact()], shell.log);
   const handlers = {} as Record<CoreInvokeChannel, (arg: unknown) => Promise<IpcResult<unknown>>>;
   for (const channel of Object.keys(impl) as CoreInvokeChannel[]) {
     handlers[channel] = handle(coreArgSchemas[channel], impl[channel] as (arg: unknown) => Promise<unknown>, toError);

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { IpcError } from '../../src-shared/ipc-contract';
 import { useCollections } from '../stores/collections';
 import { useSettings } from '../stores/settings';
+import { BucketForm } from './BucketForm';
 import { ErrorMessage } from './ErrorMessage';
 
 export function useDatasetFolder(collectionId: number): string | null {
@@ -17,6 +18,8 @@ export function DatasetFolder({ collectionId, disabled = false }: { collectionId
   const showInFolder = useCollections((s) => s.showInFolder);
   const loadSettings = useSettings((s) => s.load);
   const [error, setError] = useState<{ error: IpcError; picking: boolean } | null>(null);
+  const [bucketOpen, setBucketOpen] = useState(false);
+  const bucket = useSettings((s) => s.settings?.collections[String(collectionId)]?.bucket);
 
   const choose = async () => {
     const failed = await pickFolder(collectionId);
@@ -26,18 +29,31 @@ export function DatasetFolder({ collectionId, disabled = false }: { collectionId
 
   return (
     <div className="dataset-folder">
-      <span className="label">Dataset folder</span>
+      <span className="label">Dataset location</span>
       <span className={dest ? 'mono path' : 'muted'} title={dest ?? undefined} data-testid="dataset-folder">
         {dest ?? 'No folder chosen yet'}
       </span>
       <span className="actions">
         <button type="button" onClick={() => void choose()} disabled={disabled}>
-          Choose folder…
+          Folder…
         </button>
-        <button type="button" onClick={() => void showInFolder(collectionId).then((failed) => setError(failed && { error: failed, picking: false }))} disabled={!dest}>
+        <button type="button" onClick={() => setBucketOpen(true)} disabled={disabled || bucketOpen} aria-expanded={bucketOpen}>
+          S3-compatible bucket…
+        </button>
+        <button type="button" onClick={() => void showInFolder(collectionId).then((failed) => setError(failed && { error: failed, picking: false }))} disabled={!dest || bucket !== undefined}>
           Show in folder
         </button>
       </span>
+      {bucketOpen && (
+        <BucketForm
+          collectionId={collectionId}
+          {...(bucket ? { initial: bucket } : {})}
+          onDone={() => {
+            setBucketOpen(false);
+            void loadSettings();
+          }}
+        />
+      )}
       {error && <ErrorMessage error={error.error} {...(error.picking ? { summary: dest ? 'The folder was not changed.' : 'No folder was chosen.' } : {})} />}
     </div>
   );

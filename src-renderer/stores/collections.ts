@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { CollectionListItem, IpcError } from '../../src-shared/ipc-contract';
+import type { BucketLocation } from '../../src-shared/settings';
 import type { CollectionDetail } from '../../src-shared/delivery-api';
 import { invoke } from '../api';
 import { useSync } from './sync';
@@ -19,6 +20,8 @@ interface CollectionsStore {
   loadDetail(collectionId: number): Promise<void>;
   /** Opens the folder picker; returns the error if choosing failed. */
   pickFolder(collectionId: number): Promise<IpcError | null>;
+  /** Saves a bucket as the collection's dataset (main checks it first); the secret is not kept here. */
+  chooseBucket(collectionId: number, location: BucketLocation, secretAccessKey: string): Promise<IpcError | null>;
   showInFolder(collectionId: number): Promise<IpcError | null>;
   reset(): void;
 }
@@ -63,6 +66,15 @@ export const useCollections = create<CollectionsStore>((set, get) => ({
       useSync.getState().forgetDataset(collectionId);
       set((s) => ({ list: s.list?.map((c) => (c.id === collectionId ? { ...c, dest: chosen.dest, onDisk: null } : c)) ?? null }));
     }
+    return null;
+  },
+
+  async chooseBucket(collectionId, location, secretAccessKey) {
+    const result = await invoke('dataset:chooseBucket', { collectionId, location, secretAccessKey });
+    if (!result.ok) return result.error;
+    const chosen = result.value;
+    useSync.getState().forgetDataset(collectionId);
+    set((s) => ({ list: s.list?.map((c) => (c.id === collectionId ? { ...c, dest: chosen.dest } : c)) ?? null }));
     return null;
   },
 

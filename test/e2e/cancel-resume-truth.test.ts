@@ -59,7 +59,7 @@ describe('progress after Cancel and on resume', () => {
     await page.goto(bridge.url);
     await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
     await page.getByRole('tab', { name: 'Sync' }).click();
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(dest);
 
     await service.admin.addFault({ api: 'delivery', path: '^/files/' }, { type: 'stall', afterBytes: HELD, ms: 60_000 });

@@ -47,7 +47,7 @@ describe('dataset card, per-folder history and activity', () => {
     // No folder yet: no runs, not "Loading history…" forever.
     await page.getByText('No syncs yet.').waitFor();
 
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(folder);
     await page.getByText('No syncs yet.').waitFor();
     await page.getByRole('button', { name: 'Sync', exact: true }).click();
@@ -83,7 +83,7 @@ describe('dataset card, per-folder history and activity', () => {
 
     // A new folder has its own (empty) history: the old folder's runs are not merged in.
     folder = join(root, 'second');
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(folder);
     await page.getByText('No syncs yet.').waitFor();
     expect(await page.locator('table.history tbody tr').count()).toBe(0);

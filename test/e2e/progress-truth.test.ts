@@ -100,7 +100,7 @@ describe('progress truth on a 200-set sync', () => {
     await page.goto(bridge.url);
     await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
     await page.getByRole('tab', { name: 'Sync' }).click();
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(app.root, 'dataset'));
 
     // The first page of sets is refused once with Retry-After: 4 (the walk backs off, counting down);

@@ -86,7 +86,7 @@ describe('renderer end to end', () => {
     expect(await bars.first().getAttribute('aria-valuetext')).toMatch(/^\d+ accepted, \d+ reserved, \d+ available of \d+$/);
     expect(await page.locator('.set-counts [data-state="accepted"] .count').textContent()).toBe(String(SETS));
 
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(datasetDir);
     await screenshot('collection');
 

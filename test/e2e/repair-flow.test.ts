@@ -58,7 +58,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await page.getByLabel('API key').fill(client.apiKey);
   await page.getByRole('button', { name: 'Connect' }).click();
   await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  await page.getByRole('button', { name: 'Folder…' }).click();
   await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(dest);
   await page.getByRole('tab', { name: 'Sync' }).click();
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
@@ -114,7 +114,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
 
   // A fresh folder: nothing of the old one's repair or runs.
   stack.pickNext(join(stack.root, 'fresh'));
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  await page.getByRole('button', { name: 'Folder…' }).click();
   await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(stack.root, 'fresh'));
   expect(await page.locator('#files-title').textContent()).toBe('Files');
   await page.getByText('No syncs yet.').waitFor();

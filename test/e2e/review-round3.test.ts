@@ -14,7 +14,7 @@ describe.each([800, 1280])('at %i px', (width) => {
   let service: BrowserApp['service'];
   let bridge: Bridge;
   let page: Page;
-  /** What "Choose folder…" answers next. */
+  /** What "Folder…" answers next. */
   let picked = '';
 
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe.each([800, 1280])('at %i px', (width) => {
 
   async function choose(folder: string): Promise<void> {
     picked = folder;
-    await page.getByRole('button', { name: 'Choose folder…' }).click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
   }
 
   async function syncOnce(): Promise<void> {

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-/** From the collections list (loaded afresh): the collection, "Choose folder…" (the picker answers `folder`), its Sync tab. */
+/** From the collections list (loaded afresh): the collection, "Folder…" (the picker answers `folder`), its Sync tab. */
 export async function openSyncTabWithFolder(page: Page, appUrl: string, collectionId: number, folder: string): Promise<void> {
   await page.goto(appUrl); // loads the app the first time; the same URL again changes nothing
   await page.reload(); // back on the collections list, whatever was open
   await page.locator(`[data-collection-id="${collectionId}"]`).getByRole('button').first().click();
-  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  await page.getByRole('button', { name: 'Folder…' }).click();
   await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(folder);
   await page.getByRole('tab', { name: 'Sync' }).click();
 }

@@ -1,14 +1,14 @@
 // What a browser end-to-end test of the delivery UI runs on: startBrowserApp (the built renderer
 // in real Chromium, the web bridge with the real handlers, engine and disk, and the reference
-// service), not yet connected, with "Choose folder…" answering the stack's `dataset` folder
+// service), not yet connected, with "Folder…" answering the stack's `dataset` folder
 // (or the folder last given to `pickNext`).
 import { join } from 'node:path';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 
 export interface UiStack extends BrowserApp {
-  /** The folder "Choose folder…" picks. */
+  /** The folder "Folder…" picks. */
   datasetDir: string;
-  /** Makes "Choose folder…" answer `folder` from now on. */
+  /** Makes "Folder…" answer `folder` from now on. */
   pickNext(folder: string): void;
 }
 

@@ -1,0 +1,152 @@
+// A collection's dataset in an S3-compatible bucket (issue 20; README "Object storage"): the
+// window's bucket form is checked here (Test), its secret access key goes to the OS keychain
+// (one entry per endpoint, bucket and access key id) and only the location reaches the
+// settings. The secret is read back from the keychain for each sync and held in main-process
+// memory only: never in settings, logs, IPC answers or the bucket.
+import type { SecretStore } from '../secrets/secret-store';
+import { siblingSpec, type BucketCredentials, type Destination, type DestinationSpec } from '../sync/destination/destination';
+import { normaliseEndpoint, openBucket } from '../sync/destination/parse-destination';
+import { needsPathStyle } from '../sync/destination/s3/client';
+import { defaultBucketStateDir } from '../sync/destination/s3-bucket';
+import { readHistory, readHistoryIn } from '../sync/state/history';
+import type { SyncSummary } from '../../src-shared/sync-events';
+import type { CollectionDatasetSettings } from '../../src-shared/settings';
+import { bucketLabel, type BucketLocation } from '../../src-shared/settings';
+import type { BucketTestResult } from '../../src-shared/ipc-contract';
+import { AppError } from './app-error';
+
+/** Opens the engine's bucket destination for a spec (src-main/sync/destination); injected so tests can give a state folder of their own. */
+export type OpenBucket = (spec: Extract<DestinationSpec, { kind: 'bucket' }>, credentials: BucketCredentials) => Destination;
+
+/** The engine's bucket destination, its state under the user's state directory. */
+export const openEngineBucket: OpenBucket = (spec, credentials) => openBucket(spec, { credentials });
+
+/** The engine's spec of a location from the settings. */
+export function bucketSpecOf(location: BucketLocation): Extract<DestinationSpec, { kind: 'bucket' }> {
+  const endpoint = location.endpoint ?? undefined;
+  return {
+    kind: 'bucket',
+    bucket: location.bucket,
+    prefix: location.prefix,
+    ...(endpoint ? { endpoint } : {}),
+    region: location.region,
+    forcePathStyle: location.forcePathStyle ?? (endpoint ? needsPathStyle(endpoint) : false),
+  };
+}
+
+/** The keychain's "service" of a bucket's secrets: the endpoint (AWS when none). */
+function secretService(location: BucketLocation): string {
+  return `s3:${location.endpoint ?? 'aws'}`;
+}
+
+/** One keychain entry per bucket and access key id at that endpoint. */
+function secretEntry(location: BucketLocation): string {
+  return `${location.bucket}:${location.accessKeyId}`;
+}
+
+/** Past syncs of a dataset, newest first: a folder's are in DEST/.dataset-sync, a bucket's in this machine's state folder for it. */
+export function datasetHistory(dataset: CollectionDatasetSettings): Promise<SyncSummary[]> {
+  return dataset.bucket ? readHistoryIn(defaultBucketStateDir(bucketSpecOf(dataset.bucket))) : readHistory(dataset.dest);
+}
+
+/** Where the location is, in words for messages: never a secret. */
+export function describeLocation(location: BucketLocation): string {
+  return `${bucketLabel(location)} at ${location.endpoint ?? 'AWS S3'}`;
+}
+
+export class BucketLocations {
+  /** Secrets typed in this session: redacted from any error that leaves main (ipc/to-ipc-error.ts). */
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly deps: {
+      secrets: SecretStore;
+      /** Default: the engine's bucket destination (openEngineBucket). */
+      openBucket?: OpenBucket;
+    },
+  ) {}
+
+  /** The endpoint as the engine (and the CLI's --s3-endpoint) will use it: an http(s) origin, no path or credentials. */
+  checkEndpoint(location: BucketLocation): BucketLocation {
+    if (location.endpoint === null) return location;
+    try {
+      return { ...location, endpoint: normaliseEndpoint(location.endpoint) };
+    } catch (e) {
+      throw new AppError('base_url', (e as Error).message);
+    }
+  }
+
+  private opener(): OpenBucket {
+    return this.deps.openBucket ?? openEngineBucket;
+  }
+
+  /**
+   * The Test button: opens the bucket with these credentials and asks it to prepare (reachable,
+   * credentials accepted, bucket there, a write allowed). Failures come back as words naming the
+   * endpoint and the bucket; the secret is never part of them.
+   */
+  async test(raw: BucketLocation, secretAccessKey?: string): Promise<BucketTestResult> {
+    if (secretAccessKey !== undefined) this.seen.add(secretAccessKey);
+    const location = this.checkEndpoint(raw);
+    const secret = secretAccessKey ?? (await this.storedSecret(location));
+    if (secret === null) return { ok: false, message: `No secret access key is stored for ${describeLocation(location)}: type it in and test again.` };
+    try {
+      await this.check(location, secret);
+    } catch (e) {
+      return { ok: false, message: hide((e as Error).message, secret) };
+    }
+    return { ok: true, message: `${describeLocation(location)}: reachable, credentials accepted, the bucket takes writes.` };
+  }
+
+  /** Checks the bucket, then stores the secret in the keychain; answers the location to save (no secret in it). */
+  async remember(raw: BucketLocation, secretAccessKey: string): Promise<BucketLocation> {
+    this.seen.add(secretAccessKey);
+    const location = this.checkEndpoint(raw);
+    try {
+      await this.check(location, secretAccessKey);
+    } catch (e) {
+      throw new AppError('refused', hide((e as Error).message, secretAccessKey));
+    }
+    await this.deps.secrets.set(secretService(location), secretAccessKey, secretEntry(location));
+    return location;
+  }
+
+  /**
+   * The destinations a sync writes into, with the secret read from the keychain for this run
+   * only: the dataset under PREFIX/ and its consents under PREFIX.consents/ in the same bucket.
+   */
+  async open(location: BucketLocation): Promise<{ destination: Destination; consents: Destination }> {
+    const secret = await this.storedSecret(location);
+    if (secret === null) {
+      throw new AppError('no_folder', `The secret access key of ${describeLocation(location)} is not in the keychain any more: choose the bucket again.`);
+    }
+    const credentials = { accessKeyId: location.accessKeyId, secretAccessKey: secret };
+    const spec = bucketSpecOf(location);
+    const open = this.opener();
+    return { destination: open(spec, credentials), consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials) };
+  }
+
+  private async storedSecret(location: BucketLocation): Promise<string | null> {
+    const secret = await this.deps.secrets.get(secretService(location), secretEntry(location));
+    if (secret !== null) this.seen.add(secret);
+    return secret;
+  }
+
+  secretsToRedact(): string[] {
+    return [...this.seen];
+  }
+
+  private async check(location: BucketLocation, secretAccessKey: string): Promise<void> {
+    const dest = this.opener()(bucketSpecOf(location), { accessKeyId: location.accessKeyId, secretAccessKey });
+    try {
+      await dest.prepare();
+    } finally {
+      await dest.close().catch(() => undefined);
+    }
+  }
+}
+
+/** A second guard: whatever a lower layer wrote, the secret never leaves in a message. */
+function hide(message: string, secret: string): string {
+  return secret.length >= 4 ? message.split(secret).join('[hidden]') : message;
+}
