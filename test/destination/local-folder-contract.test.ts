@@ -1,0 +1,20 @@
+// The one Destination contract (test/destination/contract.ts, rclone's fstests) run against the
+// local folder, as test/destination/s3-bucket.test.ts runs it against a real Ceph RGW: the
+// engine may treat both alike only because both pass the same suite.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createLocalFolder } from '../../src-main/sync/destination/local-folder';
+import { destinationContract } from './contract';
+
+destinationContract('local folder', async () => {
+  const work = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-contract-')));
+  const dest = createLocalFolder(path.join(work, 'ds'));
+  return {
+    dest,
+    cleanup: async () => {
+      await dest.close();
+      await fs.rm(work, { recursive: true, force: true });
+    },
+  };
+});
