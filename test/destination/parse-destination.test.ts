@@ -1,4 +1,4 @@
-// What --dest, --consents-dir and the settings accept (DESIGN 1.2): s3://BUCKET/PREFIX or a folder.
+// What --dest, --consents-dir and the settings accept (docs/contracts.md §2): s3://BUCKET/PREFIX or a folder.
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
