@@ -351,13 +351,20 @@ class S3Upload implements Upload {
     if (this.written !== this.expect.size) {
       throw new DestinationError('io', `Upload of ${this.key}: ${this.written} bytes written, ${this.expect.size} expected.`);
     }
+    let info: ObjectInfo | null;
     try {
-      if (!this.record.uploadId && this.expect.size <= this.partSize) await this.putWhole();
-      else await this.complete();
+      if (!this.record.uploadId && this.expect.size <= this.partSize) {
+        // One PUT, whose Content-MD5 the store checked: its ETag (the MD5 of a single-part
+        // object) says what was stored, so no HEAD is needed (a request per small file less).
+        info = await this.putWhole();
+      } else {
+        await this.complete();
+        info = null;
+      }
     } catch (e) {
       throw this.fail(e, `upload ${this.key}`);
     }
-    const info = await this.ctx.stat(this.key);
+    info ??= await this.ctx.stat(this.key);
     if (!info || info.size !== this.expect.size || info.sha256 !== this.expect.sha256) {
       throw new DestinationError('io', `Upload of ${this.key}: the stored object does not show the size and sha256 just sent.`);
     }
@@ -365,19 +372,23 @@ class S3Upload implements Upload {
     return info;
   }
 
-  private async putWhole(): Promise<void> {
+  /** The object as stored when the store's ETag is the MD5 just sent; null when it says nothing usable (then commit asks with a HEAD). */
+  private async putWhole(): Promise<ObjectInfo | null> {
     const body = await this.readRange(0, this.expect.size);
-    await this.ctx.client.send(
+    const sum = md5(body);
+    const put = await this.ctx.client.send(
       new PutObjectCommand({
         Bucket: this.ctx.bucket,
         Key: this.objectKey,
         Body: body,
         ContentLength: body.length,
-        ContentMD5: md5(body).base64,
+        ContentMD5: sum.base64,
         ChecksumSHA256: Buffer.from(this.expect.sha256, 'hex').toString('base64'),
         Metadata: { sha256: this.expect.sha256 },
       }),
     );
+    const etag = unquote(put.ETag);
+    return etag === sum.hex ? { key: this.key, size: body.length, stamp: etag, sha256: this.expect.sha256 } : null;
   }
 
   private async complete(): Promise<void> {
