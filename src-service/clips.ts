@@ -9,7 +9,15 @@ import { createHash, type Hash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { MediaProbe } from './model';
+
+/** What ffprobe says of a clip's first video stream (a file's `media` in the listing). */
+export interface MediaProbe {
+  width: number;
+  height: number;
+  fps: number;
+  duration: number;
+  codec: string;
+}
 
 export type ClipRole = 'clean' | 'too_small' | 'too_short' | 'wrong_format';
 

@@ -1,7 +1,7 @@
 // In-memory records of the reference service. These are the service's own shapes (times as
 // epoch ms, disk paths, key secrets); serialize.ts turns them into the API's JSON.
 
-import type { Clip } from './clips';
+import type { Clip, MediaProbe } from './clips';
 
 export type SetStatus = 'accepted' | 'in_review' | 'rework' | 'rejected' | 'in_progress';
 export const SET_STATUSES: readonly SetStatus[] = ['accepted', 'in_review', 'rework', 'rejected', 'in_progress'];
@@ -29,13 +29,8 @@ export interface SlotDef {
   description: string;
 }
 
-export interface MediaProbe {
-  width: number;
-  height: number;
-  fps: number;
-  duration: number;
-  codec: string;
-}
+// What a prober says of a media file: declared with the clips it describes (clips.ts).
+export type { MediaProbe } from './clips';
 
 export interface QuotaDef {
   value: string;
