@@ -1,7 +1,8 @@
 // The bucket destination on the service client's network rules (README, "Networks"): through
 // tinyproxy when the proxy variables say so (its log proves it), past it when NO_PROXY names the
-// host, and trusting NODE_EXTRA_CA_CERTS for an HTTPS endpoint, directly and through a CONNECT
-// tunnel. The store is a real Ceph RGW on 127.0.0.1; it is reached through small TCP relays on
+// host, trusting NODE_EXTRA_CA_CERTS for an HTTPS endpoint, directly and through a CONNECT
+// tunnel, and through squid's Basic authentication (a wrong password refused in words, never quoted).
+// The store is a real Ceph RGW on 127.0.0.1; it is reached through small TCP relays on
 // 127.0.0.2 (loopback is never proxied) and a TLS terminator holding a certificate of a test CA.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -11,13 +12,15 @@ import path from 'node:path';
 import * as tls from 'node:tls';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DestinationError } from '../../src-main/sync/destination/destination';
 import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
 import { createTestCertificates, type TestCertificates } from '../../src-service/index';
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
-import { findBinary, startTinyproxy, type RunningProxy } from './support';
+import { findBinary, startSquid, startTinyproxy, type RunningProxy } from './support';
 
 const tinyproxyBinary = findBinary('tinyproxy');
+const squidBinary = findBinary('squid');
 const MiB = 1024 * 1024;
 const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
 
@@ -162,4 +165,43 @@ describe.skipIf(skipReason !== '')(`S3 bucket destination through the environmen
   it('trusts NODE_EXTRA_CA_CERTS for an HTTPS endpoint without a proxy (the SDK handler)', async () => {
     await roundTrip(ctx.secure);
   }, 120_000);
+
+  describe.skipIf(!squidBinary)(`through squid with Basic authentication${squidBinary ? '' : ' (skipped: squid is not installed; apt-get install squid)'}`, () => {
+    const password = 'pr0xy-s3cret-word';
+    let squid: RunningProxy;
+    const urlWith = (pw: string) => squid.url.replace('http://', `http://tester:${encodeURIComponent(pw)}@`);
+    beforeAll(async () => {
+      squid = await startSquid(squidBinary!, 'tester', password);
+    }, 60_000);
+    afterAll(async () => {
+      await squid?.stop();
+    });
+
+    it('carries the credentials of the proxy URL, forwarding HTTP and tunnelling HTTPS', async () => {
+      setProxyEnv({ HTTP_PROXY: urlWith(password), HTTPS_PROXY: urlWith(password) });
+      await roundTrip(ctx.plain);
+      await roundTrip(ctx.secure);
+      const log = await squid.log();
+      expect(log).toContain(`PUT ${ctx.plain}/${ctx.bucket}/`);
+      expect(log).toContain(`CONNECT ${new URL(ctx.secure).host}`);
+    }, 120_000);
+
+    it('says the proxy refused a wrong password, in words and without the password', async () => {
+      for (const endpoint of [ctx.plain, ctx.secure]) {
+        setProxyEnv({ HTTP_PROXY: urlWith('wrong-pw-123'), HTTPS_PROXY: urlWith('wrong-pw-123') });
+        const { dest } = bucketDest(endpoint);
+        const error = await dest.prepare().then(
+          () => null,
+          (e: unknown) => e as DestinationError,
+        );
+        await dest.close();
+        expect(error).toBeInstanceOf(DestinationError);
+        expect(error!.message).toBe(
+          `Could not open s3://${ctx.bucket}/${dest.spec.prefix} at ${endpoint}: The proxy ${new URL(squid.url).host} refused the request with HTTP 407 (Proxy Authentication Required: check the user name and password in the proxy URL).`,
+        );
+        expect(error!.message).not.toContain('wrong-pw-123');
+        expect(error!.stack).not.toContain('wrong-pw-123');
+      }
+    }, 120_000);
+  });
 });
