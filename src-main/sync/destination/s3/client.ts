@@ -1,8 +1,12 @@
 // The S3 client for a bucket destination: the AWS SDK v3 with its conventions (the default
 // credential chain when the app gives no keys, AWS_REGION...), bounded timeouts, and checksums
 // only where an operation requires them.
+import { Agent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
+import { proxySettingsFromEnv, trustedCertificates } from '../../../api/dispatcher';
+import { registeredSystemProxy } from '../../../api/system-proxy';
 import type { BucketCredentials, DestinationSpec } from '../destination';
+import { ProxiedRequestHandler } from './proxied-handler';
 
 export type BucketSpec = Extract<DestinationSpec, { kind: 'bucket' }>;
 
@@ -12,6 +16,31 @@ export const DEFAULT_REGION = 'us-east-1';
 export function needsPathStyle(endpoint: string): boolean {
   const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host.endsWith('.localhost') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
+}
+
+const CONNECTION_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/**
+ * The same network as the service client (README, "Networks"): with a proxy configured (the
+ * variables, or the desktop's system proxy) the service client's dispatcher carries the requests;
+ * otherwise the SDK's own handler, trusting the same authorities (OS store, NODE_EXTRA_CA_CERTS).
+ */
+function requestHandler(spec: BucketSpec) {
+  const proxies = proxySettingsFromEnv(process.env);
+  if (proxies.httpProxy || proxies.httpsProxy || registeredSystemProxy()) {
+    return new ProxiedRequestHandler({ connectTimeout: CONNECTION_TIMEOUT_MS, idleTimeout: REQUEST_TIMEOUT_MS });
+  }
+  // Options of the SDK's own Node handler (a plain object: no direct dependency on @smithy).
+  // The CA list is read only for HTTPS (AWS itself when there is no endpoint). An Agent, not
+  // its options: for `Expect: 100-continue` uploads the handler makes a throwaway agent of its
+  // own (with Node's roots only) unless it was given one.
+  const secure = !spec.endpoint || spec.endpoint.startsWith('https:');
+  return {
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    ...(secure ? { httpsAgent: new Agent({ keepAlive: true, maxSockets: 50, ca: trustedCertificates() }) } : {}),
+  };
 }
 
 export function makeS3Client(spec: BucketSpec, credentials?: BucketCredentials): S3Client {
@@ -29,7 +58,6 @@ export function makeS3Client(spec: BucketSpec, credentials?: BucketCredentials):
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 4,
-    // Options of the SDK's own Node handler (a plain object: no direct dependency on @smithy).
-    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+    requestHandler: requestHandler(spec),
   });
 }

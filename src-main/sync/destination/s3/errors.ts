@@ -2,6 +2,7 @@
 // the endpoint and the bucket and never a secret: the SDK's own messages are not passed through
 // when they could quote a request (they do not carry the secret key, but an access key id in a
 // SignatureDoesNotMatch body's StringToSign would be noise at best).
+import { ProxyRefusedError } from '../../../api/dispatcher';
 import { DestinationError } from '../destination';
 
 export interface Where {
@@ -57,6 +58,8 @@ export function s3Error(e: unknown, where: Where, doing: string): DestinationErr
   const at = `the S3 endpoint ${where.endpoint}, bucket ${where.bucket}`;
   const code = codeOf(err);
   const status = err.$metadata?.httpStatusCode;
+  // The proxy of the environment said no (s3/proxied-handler.ts): its own words, without credentials.
+  if (e instanceof ProxyRefusedError) return new DestinationError('config', `Could not ${doing}: ${e.message}`, e.code);
   if (isNetworkError(e)) {
     return new DestinationError('unreachable', `Could not ${doing}: ${at} could not be reached (${code || 'network error'}).`, code);
   }
