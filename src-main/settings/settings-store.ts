@@ -4,6 +4,7 @@
 // are kept per account and collection, so two services' collection 1 never share a folder.
 import { isAbsolute } from 'node:path';
 import type { Account, CollectionDatasetSettings, SettingsPatch, SettingsView, StoredSettings } from '../../src-shared/settings';
+import { bucketLabel } from '../../src-shared/settings';
 import { newAccountId } from './migrate';
 
 export interface SettingsStore {
@@ -47,6 +48,13 @@ export class SettingsError extends Error {
 export const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 function checkDataset(dataset: CollectionDatasetSettings): CollectionDatasetSettings {
+  // A bucket dataset (issue 20): `dest` is the bucket's s3:// label, not a folder, and the
+  // location itself must be kept (it was dropped here, so "Use this bucket" could not save).
+  if (dataset.bucket !== undefined) {
+    const label = bucketLabel(dataset.bucket);
+    if (dataset.dest !== label) throw new SettingsError(`A bucket dataset is shown as "${label}", got "${dataset.dest}".`);
+    return { dest: label, bucket: { ...dataset.bucket } };
+  }
   if (!isAbsolute(dataset.dest)) throw new SettingsError(`The dataset folder must be an absolute path, got "${dataset.dest}".`);
   if (dataset.consentsDir !== undefined && !isAbsolute(dataset.consentsDir)) {
     throw new SettingsError(`The consents folder must be an absolute path, got "${dataset.consentsDir}".`);

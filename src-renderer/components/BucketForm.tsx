@@ -105,7 +105,8 @@ export function BucketForm({ collectionId, initial, onDone }: { collectionId: nu
           Cancel
         </button>
       </div>
-      <p role="status" className={test ? (test.ok ? 'ok' : 'error') : undefined} data-testid="bucket-test">
+      {/* tone-ok is the stylesheet's success colour (a bare "ok" class had no style, so a passed Test looked like plain text). */}
+      <p role="status" className={test ? (test.ok ? 'tone-ok' : 'error') : undefined} data-testid="bucket-test">
         {test?.message ?? ''}
       </p>
       {error && <ErrorMessage error={error} />}

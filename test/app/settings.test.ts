@@ -110,6 +110,13 @@ describe('settings with conf', () => {
     expect(() => store.setCollectionDataset('a1', 1, { dest: join(dir, 'x'), consentsDir: '../c' })).toThrow(/absolute path/);
   });
 
+  it('keeps a bucket dataset (its s3:// label and location) across instances; a label that is not the location\'s is refused', () => {
+    const bucket = { endpoint: 'http://127.0.0.1:7480', region: 'us-east-1', bucket: 'media', prefix: 'datasets/one', accessKeyId: 'AKIDEXAMPLE' };
+    createConfSettingsStore({ cwd: dir }).setCollectionDataset('a1', 1, { dest: 's3://media/datasets/one', bucket });
+    expect(createConfSettingsStore({ cwd: dir }).collectionDataset('a1', 1)).toEqual({ dest: 's3://media/datasets/one', bucket });
+    expect(() => createConfSettingsStore({ cwd: dir }).setCollectionDataset('a1', 2, { dest: 's3://media/other', bucket })).toThrow(SettingsError);
+  });
+
   it("the file's JSON schema is generated from the one zod declaration", () => {
     const generated = z.toJSONSchema(storedSettingsSchema) as { properties: Record<string, unknown> };
     expect(SETTINGS_SCHEMA).toEqual(generated.properties);
