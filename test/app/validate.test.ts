@@ -36,6 +36,7 @@ afterAll(async () => {
 const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:pause', 'sync:resume', 'sync:state', 'sync:history', 'verify:run', 'verify:cancel'] as const;
 const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
+const goodBucket = { endpoint: 'https://s3.example.org', region: 'us-east-1', bucket: 'research-data', prefix: 'faces/2026', accessKeyId: 'AKIAEXAMPLE' };
 
 const cases: Array<[string, unknown, RegExp]> = [
   ...noArgChannels.flatMap((c): Array<[string, unknown, RegExp]> => [
@@ -87,6 +88,16 @@ const cases: Array<[string, unknown, RegExp]> = [
   ['sync:start', { collectionId: 1, full: 'true' }, /"full" must be true or false/],
   ['sync:start', { collectionId: 1, dest: '/tmp' }, /Unexpected field "dest"/],
   ['sync:start', { collectionId: 1, spaceConfirmed: 1 }, /"spaceConfirmed" must be true or false/],
+  ...(['dataset:chooseBucket', 'dataset:testBucket'] as const).flatMap((c): Array<[string, unknown, RegExp]> => [
+    [c, { collectionId: 1, location: { ...goodBucket, bucket: 'A_B' }, secretAccessKey: 's3cr3t' }, /"location.bucket" must be a bucket name/],
+    [c, { collectionId: 1, location: { ...goodBucket, prefix: '../x' }, secretAccessKey: 's3cr3t' }, /"location.prefix" must be a prefix/],
+    [c, { collectionId: 1, location: { ...goodBucket, prefix: '/abs' }, secretAccessKey: 's3cr3t' }, /"location.prefix"/],
+    [c, { collectionId: 1, location: { ...goodBucket, accessKeyId: 'a b' }, secretAccessKey: 's3cr3t' }, /"location.accessKeyId"/],
+    [c, { collectionId: 1, location: { ...goodBucket, secretAccessKey: 'x' }, secretAccessKey: 's3cr3t' }, /Unexpected field "location.secretAccessKey"|Unexpected field "secretAccessKey"/],
+    [c, { collectionId: 1, location: goodBucket, secretAccessKey: 'has space' }, /"secretAccessKey" must be a secret access key/],
+    [c, { collectionId: 1 }, /"location" must be an object/],
+  ]),
+  ['dataset:chooseBucket', { collectionId: 1, location: goodBucket }, /Missing field "secretAccessKey"/],
   ['app:openExternal', {}, /Missing field "url"/],
   ['app:openExternal', { url: 5 }, /"url" must be a string/],
   ['app:openExternal', { url: 'file:///etc/passwd' }, /Only https/],

@@ -1,6 +1,6 @@
 // openDestination / openConsents (src-main/sync/destination/open.ts): a folder spec opens a
-// LocalFolder without touching the disk; a bucket is refused in words until its implementation
-// is wired in.
+// LocalFolder without touching the disk; a bucket spec opens the bucket destination (no request
+// until prepare) with its consents beside the prefix, never under it.
 import os from 'node:os';
 import path from 'node:path';
 import { promises as fs } from 'node:fs';
@@ -17,9 +17,12 @@ describe('openDestination', () => {
     expect(consents.label).toBe(`${dir}.consents`);
   });
 
-  it('refuses a bucket with a clear configuration error (not supported yet)', () => {
-    const spec = { kind: 'bucket' as const, bucket: 'b', prefix: 'p' };
-    expect(() => openDestination(spec)).toThrow(expect.objectContaining({ kind: 'config', message: expect.stringMatching(/s3:\/\/b\/p.*not supported yet/) }));
-    expect(() => openConsents(spec)).toThrow(expect.objectContaining({ kind: 'config' }));
+  it('opens a bucket and its consents beside the prefix (PREFIX.consents), refusing consents under PREFIX', () => {
+    const spec = { kind: 'bucket' as const, bucket: 'research-data', prefix: 'faces/2026', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' };
+    const d = openDestination(spec);
+    expect(d).toMatchObject({ kind: 'bucket', label: 's3://research-data/faces/2026 at http://127.0.0.1:9', capabilities: { freeSpace: false } });
+    expect(openConsents(spec).label).toBe('s3://research-data/faces/2026.consents at http://127.0.0.1:9');
+    expect(openConsents(spec, 's3://research-data/elsewhere').label).toBe('s3://research-data/elsewhere at http://127.0.0.1:9');
+    expect(() => openConsents(spec, 's3://research-data/faces/2026/consents')).toThrow(expect.objectContaining({ kind: 'config', message: expect.stringMatching(/must not be inside the dataset/) }));
   });
 });

@@ -15,10 +15,10 @@ import { setPageRequests } from '../support/walk-requests';
 import { bytesUnder, openSyncTabWithFolder } from './sync-tab';
 
 const MiB = 1024 * 1024;
-const SETS = 8;
+const SETS = 16;
 const SLOTS = 2;
 const FILE_SIZE = MiB / 2;
-const TOTAL = SETS * SLOTS * FILE_SIZE; // 8 MiB: about 8 s at 1 MiB/s
+const TOTAL = SETS * SLOTS * FILE_SIZE; // 16 MiB: about 16 s at 1 MiB/s, room to pause on a busy machine
 const CAP = MiB; // 1 MiB/s, typed as "1" in the MiB/s field (the unit of --bwlimit 1M)
 
 let app: BrowserApp;

@@ -57,9 +57,10 @@ export async function resetScratchDir(dest: string): Promise<void> {
  */
 export async function prepareDatasetFolder(root: string): Promise<string> {
   await fs.mkdir(root, { recursive: true });
-  const checked = new Set<string>(); // .dataset-sync is made and checked once for both
-  await ensureRealDir(root, path.relative(root, partialDir(root)), checked);
-  await ensureRealDir(root, path.relative(root, scratchDir(root)), checked);
+  await ensureRealDir(root, path.relative(root, partialDir(root)));
+  // tmp/ is not made here: prepare runs before the lock, and the lock's holder empties and makes
+  // tmp/ again (resetScratchDir), so a sync waiting for the lock must not touch it (lock-race.test.ts:
+  // a loser that checked tmp/ while the winner emptied it failed with ENOENT instead of "locked").
   return realpathSync.native(root);
 }
 
