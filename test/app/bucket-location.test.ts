@@ -5,14 +5,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { createMainServices, type MainServices } from '../../src-main/ipc/services';
 import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
-import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
+import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient, keysUnder as keysIn } from '../support/ceph-rgw';
 import { until } from '../support/until';
 
 const BUCKET = 'app-bucket';
@@ -48,15 +48,8 @@ function harness() {
   return { settings, secrets, emitted, results, services, call, value };
 }
 
-async function keysUnder(prefix: string): Promise<string[]> {
-  const out: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await ctx.admin.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) out.push(o.Key!);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return out;
+function keysUnder(prefix: string): Promise<string[]> {
+  return keysIn(ctx.admin, BUCKET, prefix);
 }
 
 describe.skipIf(CEPH_MISSING !== null)(needsCeph('the app syncs a collection into a real Ceph RGW bucket'), () => {
@@ -73,14 +66,7 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the app syncs a collection int
     ctx.service = service;
     ctx.apiKey = service.clients[0]!.apiKey;
     ctx.collectionId = service.clients[0]!.collections[0]!;
-    ctx.admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    ctx.admin = adminClient(rgw);
     await ctx.admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
     h = harness();
     await h.value('connection:connect', { baseUrl: service.deliveryBaseUrl, apiKey: ctx.apiKey });

@@ -7,10 +7,10 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
+import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient, keysUnder as keysIn } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
 import { mainCollection, parseNdjson, runCli, servedSets, useService } from '../engine/helpers';
 
@@ -61,15 +61,8 @@ async function rclone(args: string[]): Promise<string> {
   return (await run('rclone', args, { env: e, maxBuffer: 64 * 1024 * 1024 })).stdout;
 }
 
-async function keysUnder(prefix: string): Promise<string[]> {
-  const out: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await ctx.admin.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) out.push(o.Key!);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return out;
+function keysUnder(prefix: string): Promise<string[]> {
+  return keysIn(ctx.admin, BUCKET, prefix);
 }
 
 /** Copies the prefix out with rclone and runs `sha256sum -c SHA256SUMS` on the copy: what a user of the bucket would check. */
@@ -86,14 +79,7 @@ async function checkedCopy(prefix: string): Promise<{ files: string[]; manifest:
 describe.skipIf(CEPH_MISSING !== null)(needsCeph('the CLI syncs into a real Ceph RGW bucket'), () => {
   beforeAll(async () => {
     const rgw = await startCephRgw();
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    const admin = adminClient(rgw);
     await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
     Object.assign(ctx, { rgw, admin, tmp: await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-cli-s3-')) });
   }, 180_000);

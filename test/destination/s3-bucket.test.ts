@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError, type ExpectedBody } from '../../src-main/sync/destination/destination';
 import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
 import { startReferenceService } from '../../src-service/index';
-import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
+import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
 import { bodyOf, destinationContract, readAll, sha256 } from './contract';
 
@@ -52,14 +52,7 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
     const rgw = await startCephRgw();
     // Reported in the test log: the fixture's cost (issue 20 quotes ~14 s and ~130 MB).
     console.log(`Ceph RGW ready in ${(rgw.startMs / 1000).toFixed(1)} s, ${(rgw.memoryBytes() / 1e6).toFixed(0)} MB resident`);
-    const admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    const admin = adminClient(rgw);
     const bucket = 'dataset-sync-test';
     await admin.send(new CreateBucketCommand({ Bucket: bucket }));
     Object.assign(ctx, { rgw, admin, bucket, tmp: await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-s3-')) });

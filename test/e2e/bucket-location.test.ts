@@ -9,7 +9,7 @@ import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
-import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
+import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { docScreenshot } from '../support/doc-screenshot';
 
 const BUCKET = 'window-bucket';
@@ -38,14 +38,7 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the window syncs a collection 
     ctx.rgw = rgw;
     ctx.app = app;
     ctx.page = app.page;
-    ctx.admin = new S3Client({
-      endpoint: rgw.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    ctx.admin = adminClient(rgw);
     await ctx.admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
   }, 240_000);
 

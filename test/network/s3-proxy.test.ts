@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError } from '../../src-main/sync/destination/destination';
 import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
 import { createTestCertificates, type TestCertificates } from '../../src-service/index';
-import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
+import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
 import { findBinary, startSquid, startTinyproxy, type RunningProxy } from './support';
 
@@ -98,14 +98,7 @@ describe.skipIf(skipReason !== '')(`S3 bucket destination through the environmen
     // Read by the CA helper at its first use in this process (the dispatcher's trustedCertificates).
     process.env.NODE_EXTRA_CA_CERTS = ctx.certs.caCertPath;
     ctx.rgw = await startCephRgw();
-    ctx.admin = new S3Client({
-      endpoint: ctx.rgw.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: ctx.rgw.accessKeyId, secretAccessKey: ctx.rgw.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    ctx.admin = adminClient(ctx.rgw);
     ctx.bucket = 'dataset-sync-proxy-test';
     await ctx.admin.send(new CreateBucketCommand({ Bucket: ctx.bucket }));
     ctx.plain = `http://127.0.0.2:${await listen(createServer(relayToRgw), '127.0.0.2')}`;
