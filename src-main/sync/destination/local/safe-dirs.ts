@@ -46,8 +46,12 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
 
 /** Empties DEST/.dataset-sync/tmp (temp files a killed sync left behind); call with the lock held. */
 export async function resetScratchDir(dest: string): Promise<void> {
-  await fs.rm(scratchDir(dest), { recursive: true, force: true });
-  await ensureRealDir(dest, path.relative(dest, scratchDir(dest)));
+  // Checked (a link in its place is refused, never followed), then emptied in place: the folder
+  // itself stays, so a sync still in prepare() (before the lock) never finds it gone
+  // (lock-race.test.ts: a loser that checked tmp/ while the winner removed it failed with ENOENT
+  // instead of "locked").
+  const dir = await ensureRealDir(dest, path.relative(dest, scratchDir(dest)));
+  for (const name of await fs.readdir(dir)) await fs.rm(path.join(dir, name), { recursive: true, force: true });
 }
 
 /**
@@ -57,10 +61,9 @@ export async function resetScratchDir(dest: string): Promise<void> {
  */
 export async function prepareDatasetFolder(root: string): Promise<string> {
   await fs.mkdir(root, { recursive: true });
-  await ensureRealDir(root, path.relative(root, partialDir(root)));
-  // tmp/ is not made here: prepare runs before the lock, and the lock's holder empties and makes
-  // tmp/ again (resetScratchDir), so a sync waiting for the lock must not touch it (lock-race.test.ts:
-  // a loser that checked tmp/ while the winner emptied it failed with ENOENT instead of "locked").
+  const checked = new Set<string>(); // .dataset-sync is made and checked once for both
+  await ensureRealDir(root, path.relative(root, partialDir(root)), checked);
+  await ensureRealDir(root, path.relative(root, scratchDir(root)), checked);
   return realpathSync.native(root);
 }
 
