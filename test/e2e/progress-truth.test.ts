@@ -102,6 +102,9 @@ describe('progress truth on a 200-set sync', () => {
     await page.getByRole('tab', { name: 'Sync' }).click();
     await page.getByRole('button', { name: 'Folder…' }).click();
     await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(app.root, 'dataset'));
+    // The card of a first sync samples page 1 of the sets for its size estimate: let that request
+    // be made before the one-shot 429 below, which is meant for the sync's walk.
+    await expect.poll(() => page.getByTestId('card-to-download').textContent(), { timeout: 20_000 }).toMatch(/estimated from the first/);
 
     // The first page of sets is refused once with Retry-After: 4 (the walk backs off, counting down);
     // one file is gone (404), one always arrives corrupt, three trickle so they stay in flight.
