@@ -4,7 +4,7 @@
 // offers or reuses this one's folder or watermark.
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
-import { verifyFolder } from '../sync/verify';
+import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
@@ -171,7 +171,8 @@ export class Datasets {
    * remembers when. Cancelled (syncs.cancelVerify): AppError 'cancelled', nothing recorded.
    */
   verify(collectionId: number): Promise<VerifyReport> {
-    const { dest } = this.ownFolder(collectionId);
+    const dataset = this.ownFolder(collectionId);
+    const { dest } = dataset;
     const ref = this.ref(collectionId);
     return this.deps.syncs.exclusive(ref, async (signal) => {
       const startedAtIso = new Date().toISOString();
@@ -194,14 +195,25 @@ export class Datasets {
       };
       let report: VerifyReport;
       try {
-        report = await verifyFolder(dest, onProgress, signal);
+        report = dataset.bucket ? await this.verifyBucket(dataset.bucket, onProgress, signal) : await verifyFolder(dest, onProgress, signal);
       } catch (e) {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
         throw e;
       }
-      await recordVerified(dest, report, startedAtIso);
+      // The card's notes live in a folder's engine state; a bucket's verify is reported, not noted.
+      if (!dataset.bucket) await recordVerified(dest, report, startedAtIso);
       return report;
     });
+  }
+
+  /** A bucket dataset's objects read back and re-hashed, with the secret from the keychain for this verify only. */
+  private async verifyBucket(location: BucketLocation, onProgress: Parameters<typeof verifyDataset>[1], signal: AbortSignal): Promise<VerifyReport> {
+    const { destination, consents } = await this.deps.buckets.open(location);
+    try {
+      return await verifyDataset(destination, onProgress, signal);
+    } finally {
+      await Promise.all([destination.close(), consents.close()].map((p) => p.catch(() => undefined)));
+    }
   }
 
   async card(collectionId: number): Promise<DatasetCard> {

@@ -5,7 +5,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { createMainServices, type MainServices } from '../../src-main/ipc/services';
@@ -150,6 +150,19 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the app syncs a collection int
 
     const history = await h.value<Array<{ filesDownloaded: number; exitCode: number }>>('sync:history', { collectionId });
     expect(history[0]).toMatchObject({ exitCode: 0, filesDownloaded: expected.length });
+
+    // Verify reads the bucket's objects back: an object removed behind the app's back is missing,
+    // and Repair (sync:repair, with the bucket opened from the keychain) brings it back.
+    const clean = await h.value<{ ok: number; missing: string[]; changed: string[] }>('verify:run', { collectionId });
+    expect(clean).toMatchObject({ ok: expected.length, missing: [], changed: [] });
+    const gone = expected[0]!.key;
+    await ctx.admin.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: gone }));
+    const damaged = await h.value<{ missing: string[] }>('verify:run', { collectionId });
+    expect(damaged.missing).toEqual([gone.slice(PREFIX.length + 1)]);
+    await h.value<SyncRunState>('sync:repair', { collectionId });
+    await expect.poll(async () => (await h.value<SyncRunState>('sync:state', { collectionId })).running, { timeout: 60_000 }).toBe(false);
+    const repaired = await h.value<{ ok: number; missing: string[] }>('verify:run', { collectionId });
+    expect(repaired).toMatchObject({ ok: expected.length, missing: [] });
 
     const everything = JSON.stringify([h.results, h.emitted]);
     expect(everything).toContain(`s3://${BUCKET}/${PREFIX}`);
