@@ -83,7 +83,8 @@ describe('dataset-sync sync --bwlimit', () => {
       expect(m, l).not.toBeNull();
       if (m![2] !== '0 B') expect(m![3], l).not.toBe('0 B/s');
     }
-    expect(lines.some((l) => /listing sets and downloading$/.test(l.trimEnd()))).toBe(true);
+    // The words of overlapping phases are pinned by the unit test of progressLine above; whether a
+    // redraw falls inside the overlap depends on the machine's load (.ci/run once missed it).
     await expectDatasetMatches(many.svc, dest, many.collectionId);
   }, 90_000);
 
