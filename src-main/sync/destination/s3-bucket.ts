@@ -39,7 +39,7 @@ import { makeS3Client, type BucketSpec } from './s3/client';
 import { isCode, s3Error, statusOf, type Where } from './s3/errors';
 import type { StorageStats } from '../../../src-shared/sync-events';
 import { acquireBucketLock } from './s3/lock';
-import { checkKey, checkListPrefix } from './s3/object-key';
+import { checkKey, checkPrefix } from './key-rules';
 import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload } from './s3/upload';
 
 export interface S3BucketOptions {
@@ -134,7 +134,8 @@ export class S3Bucket implements Destination {
   }
 
   private objectKey(key: string): string {
-    return this.root + checkKey(key);
+    checkKey(key);
+    return this.root + key;
   }
 
   private fail(e: unknown, doing: string): DestinationError {
@@ -200,7 +201,8 @@ export class S3Bucket implements Destination {
   }
 
   async *list(prefix: string): AsyncIterable<ObjectInfo> {
-    const listPrefix = this.root + checkListPrefix(prefix);
+    checkPrefix(prefix);
+    const listPrefix = this.root + prefix;
     let token: string | undefined;
     do {
       let page;
