@@ -41,7 +41,7 @@ function SkillsText({ skills }: { skills: string[] }) {
 }
 
 export function ChampSearch() {
-  const { applied, page, data, loading, error, search, setPage } = useChamps();
+  const { applied, page, shownPage, data, loading, error, search, setPage } = useChamps();
   const [filters, setFilters] = useState<ChampFilters>(applied);
   const [errors, setErrors] = useState<Partial<Record<RateField, string>>>({});
   const headingRef = useFocusOnAppear<HTMLHeadingElement>();
@@ -148,7 +148,8 @@ export function ChampSearch() {
                 ← Previous
               </GuardedButton>
               <span aria-live="polite" data-testid="champ-page">
-                Page {page} of {lastPage}
+                {/* The label names the rows on screen: while another page loads, it says so. */}
+                {loading && page !== shownPage ? `Loading page ${page}…` : `Page ${shownPage} of ${lastPage}`}
               </span>
               <GuardedButton unavailable={!data.has_more || loading} onClick={() => void setPage(page + 1)}>
                 Next →

@@ -24,7 +24,9 @@ export const EMPTY_FILTERS: ChampFilters = { search: '', skills: '', location: '
 interface ChampsStore {
   /** The filters of the results shown (applied with Search). */
   applied: ChampFilters;
+  /** The page asked for; `shownPage` is the page whose rows `data` holds (they differ while loading). */
   page: number;
+  shownPage: number;
   data: DataChampsPage | null;
   loading: boolean;
   error: IpcError | null;
@@ -59,12 +61,14 @@ export const useChamps = create<ChampsStore>((set, get) => {
     set({ loading: true });
     const result = await invoke('recruiter:champs:search', toSearchArg(applied, page));
     if (seq !== requestSeq) return;
-    if (result.ok) set({ loading: false, data: result.value, error: null });
-    else set({ loading: false, error: result.error });
+    if (result.ok) set({ loading: false, data: result.value, shownPage: page, error: null });
+    // A failed page leaves the rows shown, so the pager goes back to naming them.
+    else set((s) => ({ loading: false, error: result.error, page: s.shownPage }));
   };
   return {
     applied: EMPTY_FILTERS,
     page: 1,
+    shownPage: 1,
     data: null,
     loading: false,
     error: null,
@@ -78,7 +82,7 @@ export const useChamps = create<ChampsStore>((set, get) => {
     },
     reset() {
       requestSeq++;
-      set({ applied: EMPTY_FILTERS, page: 1, data: null, error: null, loading: false });
+      set({ applied: EMPTY_FILTERS, page: 1, shownPage: 1, data: null, error: null, loading: false });
     },
   };
 });
