@@ -1,4 +1,5 @@
 // `npm run bench [-- --quick] [--only 1,3] [--reps N] [--out FILE]`; scenario 7 (WAN link, ~20 min) runs only when named in --only;
+// so does scenario 9 (scale: BENCH_SCALE_FILES files of 1 KiB, default 1,000,000, from the lazy service; ~1 h at a million);
 // scenario 8 (into a Ceph RGW bucket) runs when Ceph is installed, else it is reported as skipped.
 // Runs the scenarios of the performance issue against the reference service (in a child
 // process), prints a markdown report and, for a complete full-size run, writes bench/RESULTS.md
@@ -16,6 +17,7 @@ import { scenarioResume } from './scenarios/resume';
 import { scenarioBulk, scenarioSmall } from './scenarios/transfer';
 import { scenarioWan } from './scenarios/wan';
 import { scenarioBucket } from './scenarios/bucket';
+import { scenarioScale } from './scenarios/scale';
 import { CEPH_MISSING } from '../test/support/ceph-rgw';
 
 const { values } = parseArgs({
@@ -60,6 +62,7 @@ try {
   if (only.has(3)) add((meta = await scenarioMetadata(ctx)).section);
   if (only.has(4)) add(await scenarioResume(ctx));
   if (only.has(7)) add(await scenarioWan(ctx));
+  if (only.has(9)) add(await scenarioScale(ctx));
   if (only.has(8)) {
     if (CEPH_MISSING) add({ title: 'Scenario 8: into object storage', body: [`Skipped: ${CEPH_MISSING}.`], targets: [] });
     else add(await scenarioBucket(ctx));

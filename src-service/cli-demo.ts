@@ -5,9 +5,10 @@ import { parseArgs } from 'node:util';
 import { startReferenceService } from './index';
 
 const USAGE =
-  'usage: dataset-sync demo [--port P] [--sets N] [--file-size BYTES] [--seed S] [--data-dir DIR] [--media-faults]\n' +
+  'usage: dataset-sync demo [--port P] [--sets N] [--file-size BYTES] [--seed S] [--data-dir DIR] [--media-faults] [--lazy]\n' +
   '  real demo videos by default; --file-size serves synthetic bodies of that size instead;\n' +
-  '  --media-faults starts with one file of each media fault (too small, too short, wrong format, lying listings)';
+  '  --media-faults starts with one file of each media fault (too small, too short, wrong format, lying listings);\n' +
+  '  --lazy generates the main collection\'s sets on request (large collections; --file-size default 1024, at most 65536)';
 export const DEMO_DEFAULT_PORT = 8765;
 
 interface Io {
@@ -34,6 +35,7 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
         seed: { type: 'string' },
         'data-dir': { type: 'string' },
         'media-faults': { type: 'boolean' },
+        lazy: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -62,6 +64,7 @@ export async function runDemoCommand(argv: string[], io: Io = processIo): Promis
     seed: numbers.seed,
     dataDir: typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined,
     mediaFaults: values['media-faults'] === true,
+    lazy: values.lazy === true,
     quiet: false,
     log: io.stderr,
   }).catch((error: unknown) => {

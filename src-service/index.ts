@@ -10,6 +10,7 @@ import { hostAllowed, isLoopbackHost, misdirected, newAdminToken, serviceHosts }
 import { handleAdmin, type AdminContext } from './admin/router';
 import { createMonotonicClock } from './clock';
 import { buildDemoData, type DemoData } from './demo-data';
+import { LazyCollection } from './lazy-collection';
 import { handleDelivery, isFileRoute, routeLabel, type DeliveryContext } from './delivery/router';
 import { FaultRegistry, type ApiName, type Fault, type StreamFault } from './faults';
 import { authorizationOf, echoErrorPlan, withEcho } from './http/echo-auth';
@@ -52,6 +53,12 @@ export interface ServiceOptions {
    * or 1 MiB synthetic bodies when that folder is missing.
    */
   fileSize?: number;
+  /**
+   * Large-collection mode: the main collection's `sets` accepted sets are generated on request
+   * from (set id, slot) instead of held (lazy-collection.ts), so 250,000 sets x 4 files fit in a
+   * few MB. Synthetic bodies of `fileSize` bytes (default 1024, at most 64 KiB). Default false.
+   */
+  lazy?: boolean;
   /** Start with one file of each media fault kind switched on (admin/media-faults.ts); default false. */
   mediaFaults?: boolean;
   /** Files per set in the main collection; default 4. */
@@ -106,6 +113,19 @@ export const DEFAULT_OPTIONS = { seed: 42, sets: 24, slots: 4 } as const;
 /** Synthetic body size when no size is asked for but the demo videos are missing. */
 export const FALLBACK_FILE_SIZE = 1024 * 1024;
 
+/** Body size of a lazy collection when none is asked for: the million-file benchmark's. */
+export const LAZY_DEFAULT_FILE_SIZE = 1024;
+
+/** The main collection's accepted sets as a lazy collection; the live id counters move past its ranges. */
+function lazyMainCollection(data: DemoData, options: { seed: number; sets: number; slots: number }): LazyCollection {
+  const mainId = data.collectionsByClient.get(data.clients[0]?.id ?? -1)?.[0];
+  const main = data.collections.find((c) => c.id === mainId);
+  if (!main) throw new Error('demo data: no main collection');
+  const lazy = new LazyCollection(main, options.sets, options.seed, { ...data.nextIds });
+  data.nextIds = LazyCollection.reserve(data.nextIds, options.sets, options.slots);
+  return lazy;
+}
+
 export function defaultDataDir(): string {
   return path.join(os.tmpdir(), 'dataset-sync-demo-data');
 }
@@ -126,7 +146,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     port: opts.port ?? 0,
     seed: opts.seed ?? DEFAULT_OPTIONS.seed,
     sets: opts.sets ?? DEFAULT_OPTIONS.sets,
-    fileSize: opts.fileSize ?? FALLBACK_FILE_SIZE,
+    fileSize: opts.fileSize ?? (opts.lazy === true ? LAZY_DEFAULT_FILE_SIZE : FALLBACK_FILE_SIZE),
     slots: opts.slots ?? DEFAULT_OPTIONS.slots,
   };
   checkOptions(options);
@@ -137,13 +157,16 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   // Real videos unless a size was asked for (synthetic bodies of that size, as the benchmarks need).
   // The clips are loaded either way (~400 KiB, once per process): media faults use them.
   const clips = sharedClipLibrary();
-  const realMedia = opts.fileSize === undefined && clips !== null;
-  if (opts.fileSize === undefined && !clips && !quiet) log(`reference service: demo videos not found (src-service/media); serving synthetic ${FALLBACK_FILE_SIZE}-byte bodies`);
-  const data = buildDemoData(options);
+  const lazyMode = opts.lazy === true;
+  const realMedia = opts.fileSize === undefined && clips !== null && !lazyMode;
+  if (opts.fileSize === undefined && !clips && !lazyMode && !quiet) log(`reference service: demo videos not found (src-service/media); serving synthetic ${FALLBACK_FILE_SIZE}-byte bodies`);
+  // Lazy mode: the main collection gets no seeded accepted sets; its `sets` are generated on request.
+  const data = buildDemoData(lazyMode ? { ...options, sets: 0 } : options);
+  const lazy = lazyMode ? lazyMainCollection(data, options) : undefined;
   const media = new MediaStore(opts.dataDir ?? defaultDataDir(), options.seed);
   if (realMedia) assignClips(data, clips, options.seed);
-  else await writeSeededBodies(data, media, options);
-  const store = new Store(data);
+  else await writeSeededBodies(data, media, lazyMode ? { ...options, sets: 0 } : options);
+  const store = new Store(data, lazy);
   const mediaFaults = new MediaFaults(options.seed);
   if (clips && opts.mediaFaults === true) for (const kind of MEDIA_FAULT_KINDS) mediaFaults.add(store, clips, { kind }, undefined);
   const recruiter = createRecruiterApi({ seed: options.seed });

@@ -97,6 +97,8 @@ export interface FileRecord {
   diskPath: string;
   /** A real video: the body is this clip plus the file's stamp (clips.ts); size, sha256 and media are the clip's. */
   clip?: Clip;
+  /** A body generated on request (lazy-collection.ts): the record is built per request and holds it only that long. */
+  bytes?: Buffer;
   media: MediaProbe;
   /** Bumped by every admin edit, so each edit gets a different body. */
   version: number;

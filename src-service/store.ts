@@ -2,6 +2,7 @@
 // Everything that answers "what may this key see" lives here, so the routes stay thin.
 
 import { fileNameFor, quotaGroupsFor, quotaValueOf, type DemoData } from './demo-data';
+import type { LazyCollection } from './lazy-collection';
 import type { ApiKeyRecord, ClientAccount, CollectionRecord, ConsentRecord, FileRecord, SetRecord, SetStatus } from './model';
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord; client: ClientAccount } | { ok: false; reason: string };
@@ -20,7 +21,11 @@ export class Store {
   private revision = 0;
   private readonly orderCache = new Map<string, { revision: number; sets: SetRecord[] }>();
 
-  constructor(data: DemoData) {
+  /** `lazy` (optional): accepted sets of one collection generated on request, listed before its real ones. */
+  constructor(
+    data: DemoData,
+    private readonly lazy?: LazyCollection,
+  ) {
     for (const client of data.clients) this.clients.set(client.id, client);
     for (const key of data.keys) this.keys.set(key.secret, key);
     for (const collection of data.collections) {
@@ -68,12 +73,16 @@ export class Store {
   }
 
   setIn(collection: CollectionRecord, setId: number): SetRecord | undefined {
+    const lazyIndex = this.lazy?.collectionId === collection.id ? this.lazy.indexOfSet(setId) : undefined;
+    if (lazyIndex !== undefined) return this.lazy?.setAt(lazyIndex);
     const set = this.sets.get(setId);
     return set && set.collectionId === collection.id ? set : undefined;
   }
 
   /** A file is served only when its set is accepted and belongs to one of the caller's collections. */
   servableFile(clientId: number, fileId: number): { file: FileRecord; set: SetRecord } | undefined {
+    const lazyFile = this.lazy?.fileById(fileId);
+    if (lazyFile) return this.collectionFor(clientId, lazyFile.set.collectionId) ? lazyFile : undefined;
     const file = this.files.get(fileId);
     const set = file && this.sets.get(file.setId);
     if (!file || !set || set.status !== 'accepted') return undefined;
@@ -81,6 +90,8 @@ export class Store {
   }
 
   servableConsent(clientId: number, consentId: number): ConsentRecord | undefined {
+    const lazyConsent = this.lazy?.consentById(consentId);
+    if (lazyConsent && this.lazy) return this.collectionFor(clientId, this.lazy.collectionId) ? lazyConsent : undefined;
     const consent = this.consents.get(consentId);
     const set = consent && this.sets.get(consent.setId);
     if (!consent || !set || set.status !== 'accepted') return undefined;
@@ -88,7 +99,7 @@ export class Store {
   }
 
   consent(consentId: number): ConsentRecord | undefined {
-    return this.consents.get(consentId);
+    return this.consents.get(consentId) ?? this.lazy?.consentById(consentId);
   }
 
   // --- feeds ---
@@ -110,8 +121,31 @@ export class Store {
     return sets;
   }
 
+  /**
+   * One status's feed after `since` (strictly), as a count and a way to cut a page: the lazy
+   * sets of a lazy collection come first (they were accepted long before any live set), then
+   * its real ones, so a page is computed from its offset and no list of every set is built.
+   */
+  feed(collectionId: number, status: SetStatus, since: number | undefined): { total: number; slice(start: number, end: number): SetRecord[] } {
+    let real = this.setsInOrder(collectionId, status);
+    if (since !== undefined) real = real.filter((s) => s.updatedAt > since);
+    const lazy = this.lazy?.collectionId === collectionId && status === 'accepted' ? this.lazy : undefined;
+    if (!lazy) return { total: real.length, slice: (start, end) => real.slice(start, end) };
+    const first = lazy.firstUpdatedAfter(since);
+    const lazyCount = lazy.count - first;
+    return {
+      total: lazyCount + real.length,
+      slice: (start, end) => {
+        const out: SetRecord[] = [];
+        for (let k = Math.max(0, start); k < Math.min(end, lazyCount + real.length); k++) out.push(k < lazyCount ? lazy.setAt(first + k) : real[k - lazyCount]!);
+        return out;
+      },
+    };
+  }
+
   countsByStatus(collectionId: number): Record<SetStatus, number> {
     const counts: Record<SetStatus, number> = { accepted: 0, in_review: 0, in_progress: 0, rework: 0, rejected: 0 };
+    if (this.lazy?.collectionId === collectionId) counts.accepted += this.lazy.count;
     for (const set of this.setsByCollection.get(collectionId) ?? []) counts[set.status]++;
     return counts;
   }
@@ -129,6 +163,13 @@ export class Store {
       if (set.status === 'accepted') tally.accepted++;
       else tally.reserved++;
       tallies.set(value, tally);
+    }
+    if (this.lazy?.collectionId === collection.id) {
+      for (const [value, accepted] of this.lazy.quotaTally) {
+        const tally = tallies.get(value) ?? { accepted: 0, reserved: 0 };
+        tally.accepted += accepted;
+        tallies.set(value, tally);
+      }
     }
     const labels = new Map(quotaGroupsFor(collection.quotaField).map((g) => [g.value, g.label]));
     return collection.quotaDefs.map((def) => ({

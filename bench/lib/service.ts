@@ -37,6 +37,8 @@ export interface ServiceSpec {
   /** Listening port (default: any free one) and the origin its URLs name, for a link emulator in front (bench/lib/link.ts). */
   port?: number;
   publicOrigin?: string;
+  /** Large-collection mode: the sets are generated on request (src-service/lazy-collection.ts); fileSize at most 64 KiB. */
+  lazy?: boolean;
   /** HTTPS + HTTP/2 mode (src-service/tls); the admin client trusts `ca`. */
   tls?: { key: string; cert: string; ca: string };
 }

@@ -146,19 +146,18 @@ function listSets(collectionId: number, clientId: number, url: URL, ctx: Deliver
     size = Number(perPage);
   }
 
-  let sets = store.setsInOrder(collection.id, wanted);
-  // Strictly after the given instant (fractions below a millisecond count).
-  if (since !== undefined) sets = sets.filter((s) => s.updatedAt > (since as number));
+  // Strictly after the given instant (fractions below a millisecond count); a lazy collection's page is computed, not cut from a list.
+  const feed = store.feed(collection.id, wanted, since);
   let offset = (pageNumber - 1) * size;
   // A broken server some clients meet: past the end it keeps answering its last page.
-  if (endless && offset >= sets.length) offset = Math.max(0, (Math.ceil(sets.length / size) - 1) * size);
-  const pageSets = sets.slice(offset, offset + size);
+  if (endless && offset >= feed.total) offset = Math.max(0, (Math.ceil(feed.total / size) - 1) * size);
+  const pageSets = feed.slice(offset, offset + size);
   return jsonPlan(200, {
     sets: pageSets.map((s) => setJson(s, store, apiBase)),
     page: pageNumber,
     per_page: size,
-    total: sets.length,
-    has_more: endless || offset + size < sets.length,
+    total: feed.total,
+    has_more: endless || offset + size < feed.total,
   });
 }
 
@@ -175,10 +174,14 @@ function serveFile(req: IncomingMessage, fileId: number, clientId: number, ctx: 
     'cache-control': 'private, no-cache',
   };
   const decision = ignoreRange ? { kind: 'full' as const } : decideRange(headerValue(req.headers.range), headerValue(req.headers['if-range']), etag, file.size);
-  // A real clip is cut from memory per request (never kept); a synthetic body is read from disk.
+  // A real clip or a lazy collection's body is built per request (never kept); a synthetic body is read from disk.
   const clip = file.clip;
   const body = (start: number, end: number): BodySource =>
-    clip ? { kind: 'buffer', data: clipBody(clip, file.id, file.version, ctx.seed).subarray(start, end + 1), offset: start } : { kind: 'file', path: file.diskPath, start, end };
+    clip
+      ? { kind: 'buffer', data: clipBody(clip, file.id, file.version, ctx.seed).subarray(start, end + 1), offset: start }
+      : file.bytes
+        ? { kind: 'buffer', data: file.bytes.subarray(start, end + 1), offset: start }
+        : { kind: 'file', path: file.diskPath, start, end };
   switch (decision.kind) {
     case 'full':
       return { status: 200, headers, body: body(0, file.size - 1) };

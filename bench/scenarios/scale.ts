@@ -1,0 +1,196 @@
+// Scenario 9 (issue #21, point 7): a million small files. The reference service in lazy mode
+// (src-service/lazy-collection.ts) serves BENCH_SCALE_FILES files (default 1,000,000 =
+// 250,000 sets x 4 x 1 KiB; --quick: 4,000) without holding them. Measured in one run:
+// - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s;
+// - no-op re-sync: ours vs `find DEST -printf '%s %T@\n'` over the same folder;
+// - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
+// - peak RSS (GNU time -v), the engine state folder's size (DEST/.dataset-sync), and the
+//   longest event-loop stall of our CLI (bench/lib/stall-probe.mjs preloaded: no engine hook).
+// Ratios and medians only; nothing here asserts a time.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
+import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
+import { runGroup, runProc } from '../lib/proc';
+import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
+import { fmt, median } from '../lib/stats';
+
+const STREAMS = 4;
+const PER_PAGE = 200;
+const PROBE = path.join(REPO_ROOT, 'bench/lib/stall-probe.mjs');
+
+interface Stall {
+  maxMs: number;
+  p99Ms: number;
+}
+
+interface ScaleRun {
+  run: OursRun;
+  stall?: Stall;
+  requests?: number;
+}
+
+function q(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** Our CLI with the stall probe preloaded; the probe's JSON is read back after the exit. */
+async function oursWithStall(ctx: BenchContext, svc: BenchService, dest: string, o: OursOptions = {}): Promise<ScaleRun> {
+  const stallFile = path.join(ctx.workDir, `stall-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const nodeOptions = [process.env.NODE_OPTIONS, `--import=${PROBE}`].filter(Boolean).join(' ');
+  const run = await runOurs(svc, dest, { ...o, env: { ...o.env, NODE_OPTIONS: nodeOptions, BENCH_STALL_FILE: stallFile } });
+  const stall = await fs
+    .readFile(stallFile, 'utf8')
+    .then((t) => JSON.parse(t) as Stall)
+    .catch(() => undefined);
+  await fs.rm(stallFile, { force: true });
+  return { run, stall };
+}
+
+/**
+ * Walks the collection's feed (untimed) and writes one curl config per stream, files dealt
+ * round-robin, outputs under `dest` as our layout names them (sets/<set id>/<filename>). The
+ * URLs are streamed to disk page by page, so the bench holds no list of a million files.
+ */
+async function writeCurlConfigs(svc: BenchService, dest: string, work: string): Promise<{ configs: string[]; files: number }> {
+  const configs = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-${i}.cfg`));
+  const head = ['silent', 'show-error', 'fail', 'create-dirs', `header = ${q(`Authorization: Bearer ${svc.apiKey}`)}`].join('\n') + '\n';
+  for (const cfg of configs) await fs.writeFile(cfg, head, { mode: 0o600 });
+  let files = 0;
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${svc.deliveryBaseUrl}/collections/${svc.collectionId}/sets?per_page=${PER_PAGE}&page=${page}`, { headers: { authorization: `Bearer ${svc.apiKey}` } });
+    if (!res.ok) throw new Error(`listing page ${page}: HTTP ${res.status}`);
+    const body = (await res.json()) as { sets: Array<{ id: number; files: Array<{ url: string; filename: string }> }>; has_more: boolean };
+    const chunks: string[] = Array.from({ length: STREAMS }, () => '');
+    for (const set of body.sets) {
+      for (const f of set.files) {
+        chunks[files++ % STREAMS] += `url = ${q(f.url)}\noutput = ${q(path.join(dest, 'sets', String(set.id), f.filename))}\n`;
+      }
+    }
+    for (const [i, chunk] of chunks.entries()) if (chunk) await fs.appendFile(configs[i]!, chunk);
+    if (!body.has_more) break;
+  }
+  return { configs, files };
+}
+
+/** Apparent size of everything under `dir` (du -sb), NaN when du fails. */
+async function bytesUnder(dir: string): Promise<number> {
+  let total = NaN;
+  const r = await runProc('du', ['-sb', dir], { measure: false, onStdoutLine: (line) => (total = Number(line.split('\t')[0])) });
+  return r.exitCode === 0 ? total : NaN;
+}
+
+async function sizeOf(file: string): Promise<number> {
+  return fs.stat(file).then((s) => s.size).catch(() => NaN);
+}
+
+export async function scenarioScale(ctx: BenchContext): Promise<Section> {
+  const wanted = Number(process.env.BENCH_SCALE_FILES ?? (ctx.quick ? 4_000 : 1_000_000));
+  if (!Number.isInteger(wanted) || wanted < 4) throw new Error(`BENCH_SCALE_FILES must be an integer of 4 or more, got ${process.env.BENCH_SCALE_FILES}`);
+  const sets = Math.ceil(wanted / 4);
+  const files = sets * 4;
+  const reps = Math.max(1, ctx.reps);
+  ctx.log(`Scenario 9: scale, ${sets} sets x 4 x 1 KiB = ${files} files (lazy service)`);
+  // Untimed: bin/dataset-sync.mjs rebuilds its bundle when the sources are newer; not part of any run.
+  await runProc(process.execPath, [path.join(REPO_ROOT, 'bin/dataset-sync.mjs'), '--help'], { measure: false });
+  const svc = await startBenchService({ sets, fileSize: 1024, dataDir: ctx.dataDir, lazy: true });
+  const curlDest = await freshDest(ctx);
+  let dest: string | undefined;
+  try {
+    // Peer: 4 curl processes over the same URLs, each keeping its connection (no verification).
+    const { configs, files: listed } = await writeCurlConfigs(svc, curlDest, ctx.workDir);
+    if (listed !== files) throw new Error(`the listing has ${listed} files, expected ${files}`);
+    const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
+    for (const cfg of configs) await fs.rm(cfg, { force: true });
+    const curlFailed = curl.results.find((r) => r.exitCode !== 0);
+    const curlRss = Math.max(...curl.results.map((r) => r.maxRssKb ?? 0));
+    ctx.log(`  4x curl: ${fmt(curl.wallMs / 1000, 1)} s${curlFailed ? ` FAILED ${curlFailed.stderrTail.slice(-200)}` : ''}`);
+    await dropDest(curlDest);
+
+    dest = await freshDest(ctx);
+    await svc.resetStats();
+    const first = await oursWithStall(ctx, svc, dest);
+    first.requests = (await svc.stats()).requests;
+    ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s, peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
+    if (!first.run.ok) throw new Error(`first sync failed: ${first.run.note ?? ''}`);
+    const stateBytes = await bytesUnder(path.join(dest, '.dataset-sync'));
+    const manifestBytes = await sizeOf(path.join(dest, 'manifest.csv'));
+    const sumsBytes = await sizeOf(path.join(dest, 'SHA256SUMS'));
+
+    // No-op, alternating with the peer: find printing size and mtime of everything in DEST.
+    const noop: ScaleRun[] = [];
+    const find: Array<{ wallMs: number; rssKb: number }> = [];
+    for (let i = 0; i < reps; i++) {
+      await svc.resetStats();
+      const r = await oursWithStall(ctx, svc, dest);
+      r.requests = (await svc.stats()).requests;
+      if (!r.run.ok) throw new Error(`no-op sync failed: ${r.run.note ?? ''}`);
+      noop.push(r);
+      const f = await runProc('sh', ['-c', 'find "$1" -printf \'%s %T@\\n\' > /dev/null', 'find', dest]);
+      find.push({ wallMs: f.wallMs, rssKb: f.maxRssKb ?? NaN });
+      ctx.log(`  no-op ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms; find ${fmt(f.wallMs / 1000)} s`);
+    }
+
+    // +10 sets per run: live sets accepted now, after every lazy set in the feed.
+    const plus: ScaleRun[] = [];
+    for (let i = 0; i < reps; i++) {
+      await svc.admin.addSets(svc.collectionId, { count: 10 });
+      await svc.resetStats();
+      const r = await oursWithStall(ctx, svc, dest);
+      r.requests = (await svc.stats()).requests;
+      if (!r.run.ok || r.run.summary?.filesDownloaded !== 40) throw new Error(`+10 sets sync failed: ${r.run.note ?? ''} (downloaded ${r.run.summary?.filesDownloaded})`);
+      plus.push(r);
+      ctx.log(`  +10 sets ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms`);
+    }
+
+    const firstS = first.run.wallMs / 1000;
+    const curlS = curl.wallMs / 1000;
+    const noopS = median(noop.map((n) => n.run.wallMs)) / 1000;
+    const findS = median(find.map((f) => f.wallMs)) / 1000;
+    const plusS = median(plus.map((p) => p.run.wallMs)) / 1000;
+    const noopBound = Math.max(1, 2 * findS + 0.5);
+    const mb = (kb: number | undefined) => fmt((kb ?? NaN) / 1024, 0);
+    const ms = (s: Stall | undefined) => (s ? `${fmt(s.maxMs, 0)} (p99 ${fmt(s.p99Ms, 0)})` : 'n/a');
+    const row = (name: string, r: ScaleRun) => [name, fmt(r.run.wallMs / 1000), fmt(files / (r.run.wallMs / 1000), 0), fmt(r.run.cpuS, 1), mb(r.run.maxRssKb), ms(r.stall), r.requests ?? 'n/a', r.run.summary?.filesDownloaded ?? 'n/a'];
+    const body = [
+      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, medians; one first sync per tool.`,
+      '',
+      ...table(
+        ['run', 'wall (s)', 'files/s (all files)', 'CPU s', 'peak RSS MB', 'stall max ms', 'requests', 'downloaded'],
+        [row('ours: first sync', first), ...noop.map((n, i) => row(`ours: no-op #${i + 1}`, n)), ...plus.map((p, i) => row(`ours: +10 sets #${i + 1}`, p))],
+      ),
+      '',
+      ...table(
+        ['peer', 'runs (s)', 'median (s)', 'files/s', 'peak RSS MB'],
+        [
+          [`4 parallel curls, same URLs, no verification${curlFailed ? ' (FAILED)' : ''}`, fmt(curlS), fmt(curlS), fmt(files / curlS, 0), mb(curlRss)],
+          [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', mb(Math.max(...find.map((f) => f.rssKb)))],
+        ],
+      ),
+      '',
+      `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op = ${fmt(plusS - noopS)} s.`,
+    ];
+    const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
+    const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
+    const rssTarget = files > 400_000 ? 250 : 200;
+    return {
+      title: `Scenario 9: scale (${sets} sets, ${files} files of 1 KiB)`,
+      body,
+      targets: [
+        { name: `S9 first sync files/s (${files} files)`, measured: fmt(files / firstS, 0), target: '>= 2500', met: files / firstS >= 2500 },
+        { name: 'S9 first sync vs 4 parallel curls', measured: `${fmt(firstS / curlS)}x`, target: '<= 2.0x', met: firstS / curlS <= 2 },
+        { name: 'S9 no-op (median)', measured: `${fmt(noopS)} s (find ${fmt(findS)} s)`, target: `<= max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s`, met: noopS <= noopBound },
+        { name: 'S9 no-op requests', measured: String(Math.max(...noop.map((n) => n.requests ?? NaN))), target: '<= 2', met: Math.max(...noop.map((n) => n.requests ?? Infinity)) <= 2 },
+        { name: 'S9 +10 sets vs no-op (medians)', measured: `+${fmt(plusS - noopS)} s`, target: '<= +1 s', met: plusS - noopS <= 1 },
+        { name: 'S9 peak RSS of the CLI', measured: `${mb(peakKb)} MB`, target: `<= ${rssTarget} MB`, met: peakKb / 1024 <= rssTarget },
+        { name: 'S9 state on disk per file', measured: `${fmt(stateBytes / files, 0)} B`, target: '<= 500 B', met: stateBytes / files <= 500 },
+        { name: 'S9 longest event-loop stall (CLI)', measured: `${fmt(stallMax, 0)} ms`, target: 'reported (desktop target: <= 50 ms)', met: stallMax <= 50 },
+      ],
+    };
+  } finally {
+    await svc.stop();
+    await dropDest(curlDest);
+    if (dest) await dropDest(dest);
+  }
+}
