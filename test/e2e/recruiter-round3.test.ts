@@ -19,7 +19,7 @@ describe.each([800, 1280])('recruiter at %i px', (width) => {
     page = app.page;
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
-  });
+  }, 180_000); // building the renderer and starting Chromium on a loaded machine
 
   afterAll(async () => {
     await app?.close();
