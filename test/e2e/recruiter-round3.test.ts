@@ -129,4 +129,38 @@ describe.each([800, 1280])('recruiter at %i px', (width) => {
     expect(await stat('recruiter POST /jobs/:id/applications/:id/approve-work')).toBe(approvalsBefore + 1);
     expect(pageErrors).toEqual([]);
   });
+  it('the rest of point 11 in the browser: skill suggestions as you type, and the hire dialog\'s rate warning', { timeout: 120_000 }, async () => {
+    // Hiring a Data Champ who asks more per day than the job pays says so, in both amounts.
+    const { jobs } = await api<{ jobs: Array<{ id: number; title: string; rate: string; rate_type: string; currency: string; status: string }> }>('/jobs?per_page=100');
+    type WireApp = { id: number; status: string; data_champ: { name: string; daily_rate: string; currency: string } };
+    let found: { job: (typeof jobs)[number]; app: WireApp } | undefined;
+    for (const job of jobs.filter((j) => j.rate_type === 'daily' && j.status !== 'closed')) {
+      const { applications } = await api<{ applications: WireApp[] }>(`/jobs/${job.id}/applications`);
+      const app = applications.find((a) => ['pending', 'shortlisted'].includes(a.status) && a.data_champ.currency === job.currency && Number(a.data_champ.daily_rate) > Number(job.rate));
+      if (app) {
+        found = { job, app };
+        break;
+      }
+    }
+    expect(found).toBeDefined();
+    const { job, app: dearApplicant } = found!;
+    await page.getByRole('button', { name: '← Jobs' }).click();
+    await page.locator('table.rc-jobs').getByRole('button', { name: job.title }).click();
+    const row = page.locator(`table.rc-applications tr[data-application-id="${dearApplicant.id}"]`);
+    await row.getByRole('button', { name: /^Hire / }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain(`Their daily rate (${dearApplicant.data_champ.daily_rate} ${job.currency}) is above this job's (${job.rate} ${job.currency}).`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // Required skills offer the identifiers the service uses, completing the last one typed.
+    await page.getByRole('button', { name: '← Jobs' }).click();
+    await page.getByRole('button', { name: 'New job' }).click();
+    await page.getByLabel('Required skills').fill('survey, vid');
+    const options = page.locator('#rc-known-skills option');
+    await expect.poll(async () => (await options.evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).includes('survey, video_recording')).toBe(true);
+    expect(await page.getByLabel('Required skills').getAttribute('list')).toBe('rc-known-skills');
+    expect(await noSidewaysScroll()).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
 });
