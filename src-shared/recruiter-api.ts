@@ -146,6 +146,13 @@ export const DataChampRecordSchema = z.object({
   verified: lenient('is not a boolean', (v) => (absent(v) ? false : readBool(v))),
   rating: lenient('is not a number', (v) => (absent(v) ? null : readNumber(v))),
   bio: optStr,
+  /** Not in the written contract (the reference service sends them): shown on the profile when present. */
+  languages: stringList(/,/),
+  completed_jobs: lenient('is not an integer', (v) => {
+    if (absent(v)) return null;
+    const n = readNumber(v);
+    return n !== INVALID && Number.isInteger(n) ? n : INVALID;
+  }),
 });
 export type DataChamp = z.infer<typeof DataChampRecordSchema>;
 
@@ -162,6 +169,9 @@ export const ApplicationRecordSchema = z.preprocess(
       data_champ_id: optId,
       data_champ: DataChampRecordSchema.nullish().transform((c) => c ?? null),
       rejection_reason: optStr,
+      /** Not in the written contract; the reference service sends both. */
+      cover_letter: optStr,
+      proposed_rate: optMoney,
       applied_at: optStr,
       updated_at: optStr,
     })

@@ -1,12 +1,13 @@
-// A job's applications with the actions each one allows; hiring asks first, rejecting asks for
-// an optional reason, and what was done shows in the job's notice.
+// A job's applications with the actions each one allows; hiring and approving work ask first,
+// rejecting asks for an optional reason, and what was done shows in the job's notice.
 import { useRef, useState, type FormEvent } from 'react';
 import type { Application, JobDetail } from '../../src-shared/recruiter-ipc-contract';
+import { applicantName, ApproveWorkDialog } from './ApproveWorkDialog';
 import { ApplicationStatusBadge } from './Badges';
 import { ConfirmDialog, Dialog } from './Dialog';
 import { keepingFocus } from './focus';
 import { GuardedButton } from './GuardedButton';
-import { formatMoney, legalApplicationActions, type ApplicationAction } from './rules';
+import { champRateAboveJob, formatMoney, legalApplicationActions, type ApplicationAction } from './rules';
 import { useJob } from './stores/job';
 
 const ACTION_LABELS: Record<ApplicationAction, string> = {
@@ -17,9 +18,6 @@ const ACTION_LABELS: Record<ApplicationAction, string> = {
   approveWork: 'Approve work',
 };
 
-function applicantName(a: Application): string {
-  return a.data_champ?.name ?? (a.data_champ_id !== null ? `Data Champ #${a.data_champ_id}` : `Application #${a.id}`);
-}
 
 const ACTION_DONE: Record<ApplicationAction, string> = {
   shortlist: 'Shortlisted',
@@ -56,16 +54,9 @@ function RejectDialog({ application, onReject, onCancel }: { application: Applic
   );
 }
 
-/**
- * The Data Champ asks more per day than the job pays (same currency, a daily job): said before
- * hiring, in both amounts. Null when the rates cannot be compared or the champ's is within.
- */
+/** Said before hiring: see champRateAboveJob. */
 export function rateAboveJob(application: Application, job: JobDetail): string | null {
-  const champ = application.data_champ;
-  if (!champ || champ.daily_rate == null || job.rate_type !== 'daily') return null;
-  if (champ.currency && job.currency && champ.currency !== job.currency) return null;
-  if (!(Number(champ.daily_rate) > Number(job.rate))) return null;
-  return `Their daily rate (${formatMoney(champ.daily_rate, champ.currency ?? job.currency)}) is above this job's (${formatMoney(job.rate, job.currency)}).`;
+  return champRateAboveJob(application.data_champ, job);
 }
 
 /** Hiring asks first: the Data Champ is told at once and a position is taken. */
@@ -83,7 +74,7 @@ function HireDialog({ application, job, onHire, onCancel }: { application: Appli
   );
 }
 
-type Asking = { action: 'hire' | 'reject'; application: Application; opener: HTMLElement };
+type Asking = { action: 'hire' | 'reject' | 'approveWork'; application: Application; opener: HTMLElement };
 
 export function ApplicationsTable({ job }: { job: JobDetail }) {
   const act = useJob((s) => s.act);
@@ -154,7 +145,7 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
                         aria-label={`${ACTION_LABELS[action].replace('…', '')} ${applicantName(a)}`}
                         onClick={(e) => {
                           const opener = e.currentTarget;
-                          if (action === 'hire' || action === 'reject') setAsking({ action, application: a, opener });
+                          if (action === 'hire' || action === 'reject' || action === 'approveWork') setAsking({ action, application: a, opener });
                           else void perform(a, action, opener);
                         }}
                       >
@@ -170,6 +161,14 @@ export function ApplicationsTable({ job }: { job: JobDetail }) {
       </table>
       {asking?.action === 'hire' && (
         <HireDialog application={asking.application} job={job} onCancel={() => setAsking(null)} onHire={finish((asked) => void perform(asked.application, 'hire', asked.opener))} />
+      )}
+      {asking?.action === 'approveWork' && (
+        <ApproveWorkDialog
+          application={asking.application}
+          job={job}
+          onCancel={() => setAsking(null)}
+          onApprove={finish((asked) => void perform(asked.application, 'approveWork', asked.opener))}
+        />
       )}
       {asking?.action === 'reject' && (
         <RejectDialog

@@ -1,6 +1,8 @@
 // Data Champ discovery: every filter of the search, results a page at a time.
 import { countryName } from './country';
 import { useEffect, useState, type FormEvent } from 'react';
+import type { DataChamp } from '../../src-shared/recruiter-ipc-contract';
+import { ChampProfile } from './ChampProfile';
 import { GuardedButton } from './GuardedButton';
 import { useFocusOnAppear } from './focus';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -44,6 +46,7 @@ export function ChampSearch() {
   const { applied, page, shownPage, data, loading, error, search, setPage } = useChamps();
   const [filters, setFilters] = useState<ChampFilters>(applied);
   const [errors, setErrors] = useState<Partial<Record<RateField, string>>>({});
+  const [profile, setProfile] = useState<DataChamp | null>(null);
   const headingRef = useFocusOnAppear<HTMLHeadingElement>();
 
   useEffect(() => {
@@ -169,6 +172,9 @@ export function ChampSearch() {
                     <th scope="col">Availability</th>
                     <th scope="col" className="num">Daily rate</th>
                     <th scope="col" className="num">Rating</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -187,6 +193,11 @@ export function ChampSearch() {
                       </td>
                       <td className="num">{formatMoney(c.daily_rate, c.currency)}</td>
                       <td className="num">{c.rating === null ? '—' : c.rating.toFixed(1)}</td>
+                      <td>
+                        <button type="button" aria-label={`Profile of ${c.name}`} onClick={() => setProfile(c)}>
+                          Profile…
+                        </button>
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -195,6 +206,7 @@ export function ChampSearch() {
           )}
         </section>
       )}
+      {profile && <ChampProfile champ={profile} onClose={() => setProfile(null)} />}
     </div>
   );
 }

@@ -210,3 +210,18 @@ export function formatMoney(amount: string | null, currency: string | null): str
   if (amount === null) return '—';
   return currency ? `${amount} ${currency}` : amount;
 }
+
+/**
+ * The Data Champ asks more per day than the job pays (same currency, a daily job): said in both
+ * amounts before hiring or when comparing a profile with a job. Null when the rates cannot be
+ * compared (another currency or rate type, no rate) or the champ's is within.
+ */
+export function champRateAboveJob(
+  champ: { daily_rate: string | null; currency: string | null } | null,
+  job: { rate: string; rate_type: string | null; currency: string },
+): string | null {
+  if (!champ || champ.daily_rate == null || job.rate_type !== 'daily') return null;
+  if (champ.currency && job.currency && champ.currency !== job.currency) return null;
+  if (!(Number(champ.daily_rate) > Number(job.rate))) return null;
+  return `Their daily rate (${formatMoney(champ.daily_rate, champ.currency ?? job.currency)}) is above this job's (${formatMoney(job.rate, job.currency)}).`;
+}

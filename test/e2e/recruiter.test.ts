@@ -45,7 +45,7 @@ beforeAll(async () => {
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (e) => pageErrors.push(e.message));
-});
+}, 180_000); // building the renderer and starting Chromium on a loaded machine
 
 afterAll(async () => {
   await browser?.close();
@@ -307,7 +307,7 @@ describe('recruiter workspace end to end', () => {
     await screenshot('champs', [SMALL, LARGE]);
 
     // Skills cut to one line are reachable by keyboard: the button's name is the whole list,
-    // focus unfolds the line, and Tab goes on to the next champion's skills.
+    // focus unfolds the line, and Tab goes on to the row's Profile action, then the next champion's skills.
     const skills = page.locator('table.rc-champ-table .rc-skills-text');
     const cutIndex = await skills.evaluateAll((els) => els.findIndex((e) => e.scrollWidth > e.clientWidth));
     expect(cutIndex).toBeGreaterThanOrEqual(0);
@@ -320,6 +320,8 @@ describe('recruiter workspace end to end', () => {
     expect(await page.getByRole('button', { name: fullText, exact: true }).count()).toBeGreaterThanOrEqual(1);
     await screenshot('champs-skills-focused');
     await page.keyboard.press('Enter'); // stays unfolded after focus moves on
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ tag: 'button', text: 'Profile…' });
     await page.keyboard.press('Tab');
     expect(await focused()).toMatchObject({ tag: 'button', text: (await skills.nth(cutIndex + 1).textContent())! });
     expect(await cut.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
