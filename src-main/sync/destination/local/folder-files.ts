@@ -200,6 +200,8 @@ export async function moveKey(root: string, key: string, targetRoot: string, tar
     await fs.copyFile(from, to);
     await fs.rm(from, { force: true });
   }
+  // The source's folder goes with its last object (a set folder leaves sets/ whole); never the root.
+  if (key.includes('/')) await fs.rmdir(path.dirname(from)).catch(() => undefined);
   return true;
 }
 
