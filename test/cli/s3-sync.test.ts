@@ -226,4 +226,32 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the CLI syncs into a real Ceph
     expect(codes[1]).toBe(2);
     expect((b.code === 2 ? b : a).summary?.fatal?.kind).toBe('locked');
   });
+
+  it('a set that left accepted moves into PREFIX.withdrawn/<id>/ (server-side, sha256 metadata kept); purge-withdrawn deletes it', { timeout: 180_000 }, async () => {
+    const prefix = freshPrefix();
+    const dest = `s3://${BUCKET}/${prefix}`;
+    expect((await syncInto(dest)).code).toBe(0);
+    const { collectionId } = mainCollection(env.svc);
+    const leaving = (await servedSets(env.svc, collectionId))[0]!;
+    await env.svc.admin.setStatus(leaving.id, 'rejected');
+    try {
+      const again = await syncInto(dest);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.summary?.withdrawnSets).toBe(1);
+      expect((await keysUnder(`${prefix}/sets/${leaving.id}/`))).toEqual([]);
+      const quarantined = await keysUnder(`${prefix}.withdrawn/${leaving.id}/`);
+      for (const f of leaving.files) expect(quarantined).toContain(`${prefix}.withdrawn/${leaving.id}/${f.filename}`);
+      expect(quarantined).toContain(`${prefix}.withdrawn/${leaving.id}/set.json`);
+      const head = await ctx.admin.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${prefix}.withdrawn/${leaving.id}/${leaving.files[0]!.filename}` }));
+      expect(head.Metadata?.sha256).toBe(leaving.files[0]!.sha256);
+      expect((await checkedCopy(prefix)).files.some((f) => f.startsWith(`sets/${leaving.id}/`))).toBe(false);
+
+      const purge = await runCli(['purge-withdrawn', '--dest', dest, '--s3-endpoint', ctx.rgw.endpoint], { env: cliEnv(), timeoutMs: 90_000 });
+      expect(purge.code, purge.stderr).toBe(0);
+      expect(purge.stdout).toContain(`delete  ${leaving.id}/`);
+      expect(await keysUnder(`${prefix}.withdrawn/`)).toEqual([]);
+    } finally {
+      await env.svc.admin.setStatus(leaving.id, 'accepted');
+    }
+  });
 });
