@@ -72,6 +72,13 @@ export interface SyncOptions {
    * or changed), skip the page walk and sync exactly their sets (GET /sets/:id); the watermark stays.
    */
   repair?: { files: string[] };
+  /**
+   * The subset (docs/contracts.md §2 `--slots`): the files of these slot keys only. Absent: as
+   * remembered for this destination; null: every slot (`--slots all`). Remembered until given again.
+   */
+  slots?: string[] | null;
+  /** `--groups`: the sets with a participant whose quota_group.value is listed; absent/null as for slots. */
+  groups?: string[] | null;
   /** Total download rate cap across transfers in bytes per second (CLI `--bwlimit`); absent or 0 = no limit. */
   bwlimitBytesPerSecond?: number;
   /** Timing knobs (added by the engine engineer); defaults suit real use, tests shorten them. */
@@ -97,7 +104,7 @@ export type SyncEvent =
   | { type: 'start'; collectionId: number; dest: string; consentsDir?: string; full: boolean; watermark: string | null }
   | { type: 'collection'; collectionId: number; title: string; acceptedSets: number }
   /** `code`: on a failed set, why (its first failure's code). */
-  | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'not_served'; files: number; isGold: boolean; reason?: string; code?: FailureCode }
+  | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'skipped_subset' | 'not_served' | 'withdrawn'; files: number; isGold: boolean; reason?: string; code?: FailureCode }
   /** `code`: on a failed or retrying file, why (FailureCode); `reason` is the human detail. */
   | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string; code?: FailureCode }
   | ProgressEvent
@@ -189,6 +196,8 @@ export interface SyncSummary {
   setsComplete: number;
   setsFailed: number;
   setsNotServed: number[];
+  /** Sets that left the dataset in this sync (left `accepted`, or fell out of the subset): moved to DEST.withdrawn/<set_id>/. */
+  withdrawnSets: number;
   filesDownloaded: number;
   filesUpToDate: number;
   filesFailed: number;

@@ -113,9 +113,10 @@ export class BucketLocations {
 
   /**
    * The destinations a sync writes into, with the secret read from the keychain for this run
-   * only: the dataset under PREFIX/ and its consents under PREFIX.consents/ in the same bucket.
+   * only: the dataset under PREFIX/, its consents under PREFIX.consents/ and what left it under
+   * PREFIX.withdrawn/, in the same bucket.
    */
-  async open(location: BucketLocation): Promise<{ destination: Destination; consents: Destination }> {
+  async open(location: BucketLocation): Promise<{ destination: Destination; consents: Destination; withdrawn: Destination }> {
     const secret = await this.storedSecret(location);
     if (secret === null) {
       throw new AppError('no_folder', `The secret access key of ${describeLocation(location)} is not in the keychain any more: choose the bucket again.`);
@@ -123,7 +124,11 @@ export class BucketLocations {
     const credentials = { accessKeyId: location.accessKeyId, secretAccessKey: secret };
     const spec = bucketSpecOf(location);
     const open = this.opener();
-    return { destination: open(spec, credentials), consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials) };
+    return {
+      destination: open(spec, credentials),
+      consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials),
+      withdrawn: open(siblingSpec(spec, '.withdrawn') as typeof spec, credentials),
+    };
   }
 
   private async storedSecret(location: BucketLocation): Promise<string | null> {

@@ -208,11 +208,11 @@ export class Datasets {
 
   /** A bucket dataset's objects read back and re-hashed, with the secret from the keychain for this verify only. */
   private async verifyBucket(location: BucketLocation, onProgress: Parameters<typeof verifyDataset>[1], signal: AbortSignal): Promise<VerifyReport> {
-    const { destination, consents } = await this.deps.buckets.open(location);
+    const { destination, consents, withdrawn } = await this.deps.buckets.open(location);
     try {
       return await verifyDataset(destination, onProgress, signal);
     } finally {
-      await Promise.all([destination.close(), consents.close()].map((p) => p.catch(() => undefined)));
+      await Promise.all([destination.close(), consents.close(), withdrawn.close()].map((p) => p.catch(() => undefined)));
     }
   }
 

@@ -20,10 +20,10 @@ import type { BucketLocation } from '../../src-shared/settings';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 
 /** What a run gets besides its options: the pause gate, and for a bucket dataset the destination opened with its secret. */
-type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate; destination?: Destination; consents?: Destination }) => Promise<SyncSummary>;
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate; destination?: Destination; consents?: Destination; withdrawn?: Destination }) => Promise<SyncSummary>;
 
 /** A bucket dataset's destinations for one run (the dataset and its consents beside it). */
-type BucketRun = { destination: Destination; consents: Destination };
+type BucketRun = { destination: Destination; consents: Destination; withdrawn?: Destination };
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
@@ -341,5 +341,5 @@ export function inAppMessage(summary: SyncSummary, title: string, what: RunName 
 }
 
 async function closeBucketRun(run: BucketRun | undefined): Promise<void> {
-  await Promise.all([run?.destination.close(), run?.consents.close()].map((p) => p?.catch(() => undefined)));
+  await Promise.all([run?.destination.close(), run?.consents.close(), run?.withdrawn?.close()].map((p) => p?.catch(() => undefined)));
 }

@@ -95,6 +95,21 @@ export function tuningFromEnv(env: NodeJS.ProcessEnv = process.env): SyncTuning 
   };
 }
 
+/** --slots/--groups: a comma-separated list, `all` for every one (clears the remembered choice); absent: as remembered. */
+function subsetOptions(v: Record<string, string | boolean | undefined>): { slots?: string[] | null; groups?: string[] | null } {
+  const list = (name: 'slots' | 'groups'): string[] | null | undefined => {
+    const text = v[name];
+    if (typeof text !== 'string') return undefined;
+    if (text.trim() === 'all') return null;
+    const items = text.split(',').map((s) => s.trim());
+    if (items.some((s) => s === '')) throw new UsageError(`--${name} takes a comma-separated list of ${name === 'slots' ? 'slot keys' : 'quota group values'} (or all), got "${text}"`);
+    return items;
+  };
+  const slots = list('slots');
+  const groups = list('groups');
+  return { ...(slots !== undefined ? { slots } : {}), ...(groups !== undefined ? { groups } : {}) };
+}
+
 export interface Io {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
@@ -110,6 +125,8 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
     concurrency: { type: 'string' },
     bwlimit: { type: 'string' },
     'exclude-gold': { type: 'boolean' },
+    slots: { type: 'string' },
+    groups: { type: 'string' },
     full: { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -146,6 +163,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
         concurrency,
         ...(bwlimitBytesPerSecond !== undefined ? { bwlimitBytesPerSecond } : {}),
         excludeGold: v['exclude-gold'] === true,
+        ...subsetOptions(v),
         full: v.full === true,
         signal: controller.signal,
         tuning,

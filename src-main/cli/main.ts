@@ -1,6 +1,7 @@
 // Entry of the headless CLI (docs/contracts.md §2). bin/dataset-sync.mjs runs
 // this file from a bundle (out/cli/main.mjs) or through tsx.
 import { readFileSync } from 'node:fs';
+import { purgeWithdrawnCommand } from './purge-withdrawn';
 import { collectionsCommand, loginCommand, logoutCommand, MissingKeyError, syncCommand, verifyCommand, type Io } from './commands';
 import { commandUsage, isCommand, USAGE, UsageError } from './usage';
 
@@ -33,6 +34,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await syncCommand(rest, io);
       case 'verify':
         return await verifyCommand(rest, io);
+      case 'purge-withdrawn':
+        return await purgeWithdrawnCommand(rest, io);
       case 'collections':
         return await collectionsCommand(rest, io);
       case 'login':

@@ -41,6 +41,7 @@ export class SyncDisplay {
       case 'set':
         if (e.state === 'failed') this.line(`set ${e.setId} failed: ${e.reason ?? ''}`);
         else if (e.state === 'not_served') this.line(`set ${e.setId} is no longer served: ${e.reason ?? ''}`);
+        else if (e.state === 'withdrawn') this.line(`set ${e.setId} left the dataset: ${e.reason ?? ''}`);
         break;
       case 'progress':
         this.lastProgress = e;
@@ -137,7 +138,7 @@ export function progressLine(p: ProgressEvent): string {
 /** Nothing was downloaded, failed, withdrawn or found damaged: the dataset was already current. */
 export function isNoOp(s: SyncSummary): boolean {
   const damaged = s.diskCheck ? s.diskCheck.missing + s.diskCheck.changed : 0;
-  return s.exitCode === 0 && !s.fatal && !s.cancelled && s.filesDownloaded === 0 && s.filesFailed === 0 && s.setsFailed === 0 && s.setsNotServed.length === 0 && damaged === 0;
+  return s.exitCode === 0 && !s.fatal && !s.cancelled && s.filesDownloaded === 0 && s.filesFailed === 0 && s.setsFailed === 0 && s.setsNotServed.length === 0 && !s.withdrawnSets && damaged === 0;
 }
 
 export function summaryText(s: SyncSummary): string {
@@ -155,7 +156,7 @@ export function summaryText(s: SyncSummary): string {
         ? 'Sync complete: every file verified.'
         : 'Sync finished with failures (the rest is kept).';
   const body =
-    `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}); ` +
+    `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}${s.withdrawnSets ? `, withdrawn ${s.withdrawnSets}` : ''}); ` +
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +
     `${formatBytes(s.bytesDownloaded)} in ${took}` +
     (s.diskCheck && s.diskCheck.missing + s.diskCheck.changed > 0 ? `; found on disk: ${s.diskCheck.missing} missing, ${s.diskCheck.changed} changed` : '');

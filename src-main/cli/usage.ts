@@ -10,9 +10,12 @@ export class UsageError extends Error {
 
 export const COMMAND_HELP = {
   sync: `  sync --base-url URL --collection ID --dest DIR|s3://BUCKET/PREFIX [--s3-endpoint URL] [--consents-dir DIR|s3://…]
-       [--concurrency N] [--bwlimit RATE] [--exclude-gold] [--full] [--json]
+       [--concurrency N] [--bwlimit RATE] [--exclude-gold] [--slots KEY,…] [--groups VALUE,…] [--full] [--json]
       one incremental sync of one collection into DIR or a bucket; --bwlimit caps the total download rate
       (rclone's syntax: 4M = 4 MiB/s, 500k = 500 KiB/s, 1000B = bytes/s, a plain number = KiB/s, off);
+      --slots keeps the files of those slot keys only, --groups the sets with a participant in one of those
+      quota groups (quota_group.value); both are remembered for DIR until given again (all = every one);
+      what falls out of the subset, and sets that left "accepted", move to DIR.withdrawn/<set_id>/;
       a bucket's endpoint is --s3-endpoint, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS;
       its credentials and region come from the AWS SDK's chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,
       AWS_PROFILE, ~/.aws/credentials; AWS_REGION, default us-east-1)
@@ -21,6 +24,10 @@ export const COMMAND_HELP = {
       re-hash every file listed in DIR/manifest.csv (a bucket's objects are read back); report missing, changed and extra files;
       --repair downloads the missing and changed ones again from the service and collection
       recorded in DIR (extra files are listed, never deleted)
+`,
+  'purge-withdrawn': `  purge-withdrawn --dest DIR|s3://BUCKET/PREFIX [--s3-endpoint URL]
+      delete DIR.withdrawn/ (a bucket's PREFIX.withdrawn/): the files, set.json and consent records of
+      sets that left the dataset; prints what it deletes first (exit 0 also when there is nothing)
 `,
   collections: `  collections --base-url URL [--json]
       list the account's collections with their set counts (GET /collections/:id)

@@ -77,6 +77,8 @@ export class Accounting {
   setsComplete = 0;
   setsFailed = 0;
   setsSkipped = 0;
+  /** Sets moved to DEST.withdrawn/ in this sync (withdraw.ts). */
+  withdrawnSets = 0;
   filesDownloaded = 0;
   filesUpToDate = 0;
   filesFailed = 0;
@@ -178,6 +180,7 @@ export class Accounting {
       setsComplete: this.setsComplete,
       setsFailed: this.setsFailed,
       setsNotServed: this.setsNotServed,
+      withdrawnSets: this.withdrawnSets,
       filesDownloaded: this.filesDownloaded,
       filesUpToDate: this.filesUpToDate,
       filesFailed: this.filesFailed,

@@ -32,6 +32,8 @@ export interface EngineDeps {
   destination?: Destination;
   /** Where consent records go. Default: the folder options.consentsDir, else `DEST.consents` beside a folder. Not closed by the engine. */
   consents?: Destination;
+  /** Where what leaves the dataset goes. Default: `DEST.withdrawn` (a bucket's `PREFIX.withdrawn/`, SDK credentials). Not closed by the engine. */
+  withdrawn?: Destination;
 }
 
 export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: EngineDeps = {}): Promise<SyncSummary> {
@@ -46,6 +48,7 @@ export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => v
     gate: deps.gate ?? openGate,
     destination: deps.destination,
     consents: deps.consents,
+    withdrawn: deps.withdrawn,
   });
   return run.run();
 }

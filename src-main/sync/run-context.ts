@@ -7,12 +7,17 @@ import type { Clock } from './clock';
 import type { Destination } from './destination/destination';
 import type { RetryPolicy } from './retry';
 import type { RunState } from './run-state';
+import type { Subset } from './subset';
 
 export interface RunContext {
   /** Where the dataset goes; the engine reaches it only through the Destination interface. */
   readonly dest: Destination;
   /** Where consent records go (never inside dest). */
   readonly consents: Destination;
+  /** Where what leaves the dataset goes (DEST.withdrawn, PREFIX.withdrawn/; withdraw.ts). */
+  readonly withdrawn: Destination;
+  /** The part of the collection the dataset holds (subset.ts). */
+  readonly subset: Subset;
   readonly excludeGold: boolean;
   readonly client: DeliveryClient;
   readonly policy: RetryPolicy;

@@ -38,6 +38,13 @@ export class RunState {
     this.touch();
   }
 
+  /** The set left the dataset (withdraw.ts): its record goes, manifest.csv and SHA256SUMS no longer match. */
+  forget(id: number): void {
+    this.store.remove(id);
+    this.head.index = undefined;
+    this.touch();
+  }
+
   /** A set to fetch again on the next sync, whatever the watermark says. */
   addPending(id: number): void {
     if (this.head.pendingSets.includes(id)) return;

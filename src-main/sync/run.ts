@@ -13,6 +13,9 @@ import type { Clock } from './clock';
 import { writeCollectionJson } from './dataset';
 import type { Destination, DestinationLock } from './destination/destination';
 import { openConsents, openDestination } from './destination/open';
+import { siblingSpec } from './destination/destination';
+import { adoptSubset, changesSubset, resolveSubset, unknownNames } from './subset';
+import { findLeftAccepted, withdrawSet } from './withdraw';
 import { parseDestination } from './destination/parse-destination';
 import { writeDatasetIndex } from './dataset-index';
 import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
@@ -46,6 +49,8 @@ export interface RunDeps {
   destination?: Destination;
   /** When given, the caller owns it; else the folder options.consentsDir or `DEST.consents`. */
   consents?: Destination;
+  /** When given, the caller owns it; else `DEST.withdrawn` (a bucket's `PREFIX.withdrawn/`). */
+  withdrawn?: Destination;
 }
 
 /** The listing's first requests, in flight from the start of the run (SyncRun.openListing). */
@@ -67,6 +72,9 @@ export class SyncRun {
   /** Where the dataset and the consent records go, once opened (run()). */
   private dest: Destination | undefined;
   private consents: Destination | undefined;
+  private withdrawn: Destination | undefined;
+  /** Left-accepted scan (withdraw.ts), started once the walk listed every page. */
+  private leftAccepted: Promise<Map<number, string>> | undefined;
   private state: RunState | undefined;
   private client: DeliveryClient | undefined;
   private maxUpdatedAt: string | null = null;
@@ -127,11 +135,12 @@ export class SyncRun {
       // Destinations this run opened itself; injected ones are the caller's.
       if (!this.deps.destination) await this.dest?.close().catch(() => undefined);
       if (!this.deps.consents) await this.consents?.close().catch(() => undefined);
+      if (!this.deps.withdrawn) await this.withdrawn?.close().catch(() => undefined);
     }
   }
 
   /** Opens the destinations (nothing is touched yet): a spec that cannot be served is a config error. */
-  private openDestinations(v: RunSettings): { dest: Destination; consents: Destination } {
+  private openDestinations(v: RunSettings): { dest: Destination; consents: Destination; withdrawn: Destination } {
     try {
       // A folder path, or s3://BUCKET/PREFIX with the endpoint from the options or the environment
       // (credentials from the AWS SDK's default chain; the app injects destinations it opened itself).
@@ -140,6 +149,7 @@ export class SyncRun {
       return {
         dest: this.deps.destination ?? openDestination(spec),
         consents: this.deps.consents ?? openConsents(spec, this.options.consentsDir, bucket),
+        withdrawn: this.deps.withdrawn ?? openDestination(siblingSpec(spec, '.withdrawn')),
       };
     } catch (e) {
       throw new ConfigError((e as Error).message);
@@ -151,7 +161,7 @@ export class SyncRun {
     let walkCompleted = false;
     try {
       let v: RunSettings;
-      let opened: { dest: Destination; consents: Destination };
+      let opened: { dest: Destination; consents: Destination; withdrawn: Destination };
       try {
         v = resolveOptions(this.options);
         opened = this.openDestinations(v);
@@ -164,6 +174,7 @@ export class SyncRun {
       const { dest, consents } = opened;
       this.dest = dest;
       this.consents = consents;
+      this.withdrawn = opened.withdrawn;
       const full = this.options.full === true;
       const owner = { baseUrl: v.baseUrl, collectionId: this.options.collectionId };
       // The destination's state as it is now, without the lock or creating anything (a folder
@@ -188,7 +199,7 @@ export class SyncRun {
       // The listing's first round trips overlap the folder's opening (lock, state) and the local
       // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
       const collection = this.fetchCollection(this.client, v);
-      const peekedSince = full || (peeked && !recordsMatchHead(dest, peeked)) ? undefined : updatedSinceFor(peeked?.watermark ?? null);
+      const peekedSince = full || (peeked && !recordsMatchHead(dest, peeked)) || changesSubset(peeked, this.options) ? undefined : updatedSinceFor(peeked?.watermark ?? null);
       const early = this.options.repair ? undefined : this.openListing(this.client, v, peekedSince, collection);
       const taken = await this.openFolder(dest, owner);
       if (!taken) {
@@ -198,6 +209,9 @@ export class SyncRun {
       lock = taken.lock;
       const state = taken.state;
       this.state = state;
+      // A changed subset (subset.ts) walks from the beginning; it is remembered once its names are checked (syncAll).
+      const subset = resolveSubset(state.head.subset, this.options);
+      const subsetChanged = changesSubset(state.head, this.options);
 
       this.emit({ type: 'start', collectionId: this.options.collectionId, dest: dest.label, consentsDir: consents.label, full, watermark: state.head.watermark });
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
@@ -205,7 +219,7 @@ export class SyncRun {
       // of the records here, so every accepted set is walked once (files in the bucket are adopted).
       const matches = recordsMatchHead(dest, state.head);
       if (!matches && !full) this.emit({ type: 'warning', message: `${dest.label} was last synced from another machine (or never from this one): every accepted set is listed once; files already there are adopted by their sha256, not downloaded again.` });
-      const since = full || !matches ? undefined : updatedSinceFor(state.head.watermark);
+      const since = full || !matches || subsetChanged ? undefined : updatedSinceFor(state.head.watermark);
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
       const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection);
       if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
@@ -215,6 +229,8 @@ export class SyncRun {
       const ctx: RunContext = {
         dest,
         consents,
+        withdrawn: opened.withdrawn,
+        subset,
         excludeGold: this.options.excludeGold === true,
         client: this.client,
         policy: { ...v.policy, clock: this.deps.clock },
@@ -338,6 +354,13 @@ export class SyncRun {
       throw localFsError(e, `write ${path.join(ctx.dest.label, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
+    const unknown = unknownNames(ctx.subset, collection);
+    if (unknown) {
+      this.setFatal({ kind: 'config', message: `${unknown} Nothing was changed; give --slots/--groups again (all = every one).` });
+      return false;
+    }
+    // Remembered from now on; a changed subset clears the watermark, so a walk cut short starts from the beginning next time too.
+    if (adoptSubset(ctx.state.head, this.options).changed) ctx.state.touch();
     const consentsWarnings = await consentsReady.catch((e) => {
       throw localFsError(e, `create the consents folder ${ctx.consents.label}`);
     });
@@ -380,6 +403,7 @@ export class SyncRun {
       walkCompleted = !signal.aborted && walk.stable && !this.unidentifiedReject;
       // A feed cut short (walk.ts) is the service's failure: exit 1, what was listed is kept.
       if (walk.cutShort) failSet(ctx, 0, walk.cutShort, 'bad_listing', false);
+      this.scanLeftAccepted(ctx, since);
       // Sets that failed before are retried even when the watermark has passed them.
       for (const id of [...ctx.state.head.pendingSets]) {
         if (signal.aborted) break;
@@ -395,8 +419,40 @@ export class SyncRun {
       await pages?.return(undefined).catch(() => undefined); // a walk left early lets go of its page fetched ahead
     }
     await poolsIdle(pools);
+    if (!(await this.withdrawLeftAccepted(ctx))) walkCompleted = false;
     if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
     return walkCompleted && !signal.aborted;
+  }
+
+  /**
+   * Asks which local sets left `accepted` since the walk's window began (withdraw.ts), while the
+   * downloads drain. Nothing to ask when the dataset holds no set yet.
+   */
+  private scanLeftAccepted(ctx: RunContext, since: string | undefined): void {
+    if (ctx.state.store.ids().length === 0) return;
+    const store = ctx.state.store;
+    this.leftAccepted = findLeftAccepted(ctx.client, this.options.collectionId, since, (id) => store.get(id) !== undefined, ctx.policy, ctx.signal);
+    void this.leftAccepted.catch(() => undefined); // awaited once the pools are idle
+  }
+
+  /** Moves the sets the scan found out of the dataset; false when the scan failed (the watermark then stays). */
+  private async withdrawLeftAccepted(ctx: RunContext): Promise<boolean> {
+    if (!this.leftAccepted) return true;
+    let found: Map<number, string>;
+    try {
+      found = await this.leftAccepted;
+    } catch (e) {
+      if (this.endsSync(e)) return false;
+      this.emit({ type: 'warning', message: `Could not ask which sets left "accepted": ${(e as Error).message}; the next sync asks again.` });
+      return false;
+    }
+    for (const [id, status] of found) {
+      if (ctx.signal.aborted) return false;
+      await withdrawSet(ctx, id, null, `the set is now "${status}": moved to ${ctx.withdrawn.label}`).catch((e) => {
+        throw localFsError(e, `move set ${id} to ${ctx.withdrawn.label}`);
+      });
+    }
+    return true;
   }
 
   /** Every set is listed and planned: file totals are final, the progress fraction goes by bytes. */
@@ -461,7 +517,7 @@ export class SyncRun {
   /** --full: local sets the walk did not return are reported; their files are kept. */
   private reportNotServed(ctx: RunContext): void {
     for (const id of ctx.state.store.ids()) {
-      if (!this.seen.has(id)) reportNotServed(ctx, id, 'no longer served as accepted; local files are kept');
+      if (!this.seen.has(id) && ctx.state.store.get(id) !== undefined) reportNotServed(ctx, id, 'no longer served as accepted; local files are kept');
     }
   }
 
@@ -474,6 +530,7 @@ export class SyncRun {
       setsComplete: 0,
       setsFailed: 0,
       setsNotServed: [],
+      withdrawnSets: 0,
       filesDownloaded: 0,
       filesUpToDate: 0,
       filesFailed: 0,

@@ -17,6 +17,8 @@ import type { RunContext } from './run-context';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
+import { fileInSubset, setInSubset } from './subset';
+import { withdrawFile, withdrawSet } from './withdraw';
 
 interface SetProgress {
   set: SetRecord;
@@ -88,14 +90,12 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   }
   const state = ctx.state;
   if (set.status !== 'accepted') {
-    // Documented choice: a set that left accepted keeps its local files (reported, not deleted).
+    // A set that left accepted leaves the dataset: moved to DEST.withdrawn/<id>/ (withdraw.ts).
     state.dropPending(set.id);
-    const local = state.store.get(set.id);
-    if (local && local.leftAccepted !== set.status) {
-      local.leftAccepted = set.status;
-      state.putLocal(local);
-    }
-    reportNotServed(ctx, set.id, `the set is now "${set.status}"; local files are kept`);
+    const moved = await withdrawSet(ctx, set.id, set, `the set is now "${set.status}": moved to ${ctx.withdrawn.label}`).catch((e) => {
+      throw localFsError(e, `move set ${set.id} to ${ctx.withdrawn.label}`);
+    });
+    if (!moved) reportNotServed(ctx, set.id, `the set is now "${set.status}"`);
     return { accepted: false };
   }
   ctx.accounting.sets++;
@@ -103,6 +103,16 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
     state.dropPending(set.id);
     ctx.accounting.setsSkipped++;
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
+    return { accepted: true };
+  }
+  if (!setInSubset(set, ctx.subset)) {
+    // Outside the chosen quota groups: never downloaded; what the dataset held of it moves out.
+    state.dropPending(set.id);
+    ctx.accounting.setsSkipped++;
+    const moved = await withdrawSet(ctx, set.id, set, `no participant in the chosen quota groups: moved to ${ctx.withdrawn.label}`).catch((e) => {
+      throw localFsError(e, `move set ${set.id} to ${ctx.withdrawn.label}`);
+    });
+    if (!moved) ctx.emit({ type: 'set', setId: set.id, state: 'skipped_subset', files: set.files.length, isGold: set.is_gold });
     return { accepted: true };
   }
   const collision = findCollisions(set);
@@ -136,6 +146,15 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
     names.add(file.filename);
     const rel = relFilePath(set.id, file.filename);
     const entry = sp.local.files[rel];
+    if (!fileInSubset(file, ctx.subset)) {
+      // A slot outside the chosen ones: never downloaded; a copy the dataset held moves out.
+      if (entry) {
+        await withdrawFile(ctx, sp.local, rel).catch((e) => {
+          throw localFsError(e, `move ${rel} to ${ctx.withdrawn.label}`);
+        });
+      }
+      continue;
+    }
     const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
     const onDisk = sameFile ? await filePresence(ctx.dest, rel, entry) : null;
     if (sameFile && onDisk === null) {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Destination } from './destination/destination';
 import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
 import type { FileEntry } from './state/set-store';
+import { parseSubset, type Subset } from './subset';
 
 export type { FileEntry } from './state/set-store';
 
@@ -45,6 +46,8 @@ export interface EngineState {
    * that changed nothing skips rewriting them (the bytes would be identical).
    */
   index?: IndexFingerprint & { logBytes: number };
+  /** The subset the dataset holds (subset.ts); absent: the whole collection. */
+  subset?: Subset;
   /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
   generation?: string;
 }
@@ -103,6 +106,8 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
     pendingSets: Array.isArray(s.pendingSets) ? s.pendingSets.filter((x): x is number => Number.isInteger(x)) : [],
     ...(typeof s.generation === 'string' ? { generation: s.generation } : {}),
   };
+  const subset = parseSubset(s.subset);
+  if (subset) state.subset = subset;
   if (s.version === 2) {
     const index = s.index as EngineState['index'];
     if (index && typeof index.logBytes === 'number') state.index = index;

@@ -15,7 +15,7 @@ const row = (setId: number, slot: number, size: number, downloadedAt: string) =>
 
 function summary(startedAt: string, extra: Partial<SyncSummary> = {}): SyncSummary {
   return {
-    collectionId: 1, dest, sets: 0, setsComplete: 0, setsFailed: 0, setsNotServed: [], filesDownloaded: 0, filesUpToDate: 0, filesFailed: 0,
+    collectionId: 1, dest, sets: 0, setsComplete: 0, setsFailed: 0, setsNotServed: [], withdrawnSets: 0, filesDownloaded: 0, filesUpToDate: 0, filesFailed: 0,
     bytesDownloaded: 0, bytesHashed: 0, requests: 0, failures: [], watermark: null, startedAt, finishedAt: startedAt, durationMs: 0, exitCode: 0, cancelled: false,
     ...extra,
   };

@@ -64,7 +64,7 @@ describe('dataset-sync sync', () => {
     expect(r.stderr).not.toContain(apiKey);
   });
 
-  it('--full reports sets that are no longer served; --exclude-gold skips gold sets', async () => {
+  it('--full withdraws sets that left accepted; --exclude-gold skips gold sets', async () => {
     const { svc, collectionId } = env;
     const dest = path.join(work, 'full-ds');
     const gold = (await svc.admin.addSets(collectionId, { count: 1, is_gold: true }))[0]!;
@@ -77,7 +77,9 @@ describe('dataset-sync sync', () => {
       const r = await runCli(syncArgs(dest, '--full', '--json', '--exclude-gold'), { env: withKey() });
       expect(r.code).toBe(0);
       const summary = parseNdjson(r.stdout).at(-1)!;
-      expect(summary.type === 'summary' && summary.summary.setsNotServed).toEqual([leaving]);
+      expect(summary.type === 'summary' && summary.summary.setsNotServed).toEqual([]);
+      expect(summary.type === 'summary' && summary.summary.withdrawnSets).toBe(1);
+      await fs.access(path.join(`${dest}.withdrawn`, String(leaving), 'set.json'));
     } finally {
       await svc.admin.setStatus(leaving, 'accepted');
     }

@@ -91,7 +91,7 @@ describe('the live display on a terminal', () => {
     type: 'progress', phase: 'downloading', paused: false, setsDone: 3, setsTotal: 3, bytesDone: 6, bytesTotal: 6, filesDone: 6, filesTotal: 6,
     fraction: 1, bytesPerSecond: 0, etaSeconds: null, bytesRedownloaded: 0, active: [],
   };
-  const summary = { collectionId: 1, dest: '/d', sets: 3, setsComplete: 3, setsFailed: 0, setsNotServed: [], filesDownloaded: 6, filesUpToDate: 0, filesFailed: 0, bytesDownloaded: 6, bytesHashed: 6, requests: 9, failures: [], watermark: null, startedAt: '', finishedAt: '', durationMs: 10, exitCode: 0, cancelled: false } as SyncSummary;
+  const summary = { collectionId: 1, dest: '/d', sets: 3, setsComplete: 3, setsFailed: 0, setsNotServed: [], withdrawnSets: 0, filesDownloaded: 6, filesUpToDate: 0, filesFailed: 0, bytesDownloaded: 6, bytesHashed: 6, requests: 9, failures: [], watermark: null, startedAt: '', finishedAt: '', durationMs: 10, exitCode: 0, cancelled: false } as SyncSummary;
 
   it('draws no progress bar under the summary, even for a progress event that comes after it', () => {
     const t = terminal();

@@ -13,6 +13,7 @@ import type { SyncEvent, SyncSummary, VerifyReport } from '../../src-shared/sync
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient, keysUnder as keysIn } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
 import { mainCollection, parseNdjson, runCli, servedSets, useService } from '../engine/helpers';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 
 const run = promisify(execFile);
 const env = useService({ sets: 4, slots: 2, fileSize: 48 * 1024, seed: 2020 });
@@ -127,7 +128,7 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the CLI syncs into a real Ceph
     expect(again.code, again.stderr).toBe(0);
     expect(again.summary).toMatchObject({ filesDownloaded: 0, bytesDownloaded: 0, bytesHashed: 0 });
     expect(again.summary?.diskCheck).toMatchObject({ files: expected.length, missing: 0, changed: 0 });
-    expect(again.summary?.requests).toBeLessThanOrEqual(2);
+    expect(again.summary?.requests).toBeLessThanOrEqual(2 + LEFT_ACCEPTED_STATUSES.length); // + the left-accepted scan (withdraw.ts)
     expect(again.summary?.storage?.listRequests).toBeGreaterThan(0);
     expect(again.summary?.storage?.listRequests).toBeLessThanOrEqual(3);
     // What moves to and from the store is metadata only: the head read, the lock object written and removed.
@@ -224,5 +225,33 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the CLI syncs into a real Ceph
     expect(codes[0]).toBe(0);
     expect(codes[1]).toBe(2);
     expect((b.code === 2 ? b : a).summary?.fatal?.kind).toBe('locked');
+  });
+
+  it('a set that left accepted moves into PREFIX.withdrawn/<id>/ (server-side, sha256 metadata kept); purge-withdrawn deletes it', { timeout: 180_000 }, async () => {
+    const prefix = freshPrefix();
+    const dest = `s3://${BUCKET}/${prefix}`;
+    expect((await syncInto(dest)).code).toBe(0);
+    const { collectionId } = mainCollection(env.svc);
+    const leaving = (await servedSets(env.svc, collectionId))[0]!;
+    await env.svc.admin.setStatus(leaving.id, 'rejected');
+    try {
+      const again = await syncInto(dest);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.summary?.withdrawnSets).toBe(1);
+      expect((await keysUnder(`${prefix}/sets/${leaving.id}/`))).toEqual([]);
+      const quarantined = await keysUnder(`${prefix}.withdrawn/${leaving.id}/`);
+      for (const f of leaving.files) expect(quarantined).toContain(`${prefix}.withdrawn/${leaving.id}/${f.filename}`);
+      expect(quarantined).toContain(`${prefix}.withdrawn/${leaving.id}/set.json`);
+      const head = await ctx.admin.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${prefix}.withdrawn/${leaving.id}/${leaving.files[0]!.filename}` }));
+      expect(head.Metadata?.sha256).toBe(leaving.files[0]!.sha256);
+      expect((await checkedCopy(prefix)).files.some((f) => f.startsWith(`sets/${leaving.id}/`))).toBe(false);
+
+      const purge = await runCli(['purge-withdrawn', '--dest', dest, '--s3-endpoint', ctx.rgw.endpoint], { env: cliEnv(), timeoutMs: 90_000 });
+      expect(purge.code, purge.stderr).toBe(0);
+      expect(purge.stdout).toContain(`delete  ${leaving.id}/`);
+      expect(await keysUnder(`${prefix}.withdrawn/`)).toEqual([]);
+    } finally {
+      await env.svc.admin.setStatus(leaving.id, 'accepted');
+    }
   });
 });

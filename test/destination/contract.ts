@@ -7,6 +7,8 @@ import { DestinationError, type Destination, type ExpectedBody, type ObjectInfo 
 
 export interface ContractSubject {
   dest: Destination;
+  /** The destination's `.withdrawn` sibling (siblingSpec), not prepared: move() must make what it needs. */
+  sibling: Destination;
   cleanup(): Promise<void>;
 }
 
@@ -100,6 +102,34 @@ export function destinationContract(name: string, make: () => Promise<ContractSu
       expect((await collect(dest.list('sets/1/'))).map((o) => o.key)).toEqual(['sets/1/a.txt', 'sets/1/z/deep.txt']);
       expect(await collect(dest.list('nothing/'))).toEqual([]);
       expect((await collect(dest.list(''))).map((o) => o.key)).toEqual(expect.arrayContaining(['collection.json', 'sets/2/b.txt']));
+    });
+
+    it('move: into the sibling, replacing what is there; the source is gone; false when absent; the bytes (and a bucket\'s sha256) travel', async () => {
+      const bytes = bodyOf(200_000, 11);
+      const upload = await dest.openUpload('sets/4/set_4_slot_01.mp4', expectation(bytes, 'move-4'));
+      await writeIn(upload, bytes, 0, bytes.length);
+      const committed = await upload.commit();
+      const sibling = subject.sibling;
+      expect(await dest.move('sets/4/set_4_slot_01.mp4', sibling, '4/set_4_slot_01.mp4')).toBe(true);
+      expect(await dest.stat('sets/4/set_4_slot_01.mp4')).toBeNull();
+      expect((await readAll(sibling.read('4/set_4_slot_01.mp4'))).equals(bytes)).toBe(true);
+      if (committed.sha256) expect((await sibling.stat('4/set_4_slot_01.mp4'))?.sha256).toBe(sha256(bytes));
+      await dest.writeAtomic('sets/4/set.json', 'older');
+      expect(await dest.move('sets/4/set.json', sibling, '4/set.json')).toBe(true);
+      await dest.writeAtomic('sets/4/set.json', '{"id":4}');
+      expect(await dest.move('sets/4/set.json', sibling, '4/set.json')).toBe(true);
+      expect(await sibling.readText('4/set.json')).toBe('{"id":4}');
+      expect(await dest.move('sets/4/absent.mp4', sibling, '4/absent.mp4')).toBe(false);
+      expect(await sibling.stat('4/absent.mp4')).toBeNull();
+    });
+
+    it('removeAll: every object goes; a destination never written to is fine', async () => {
+      await subject.sibling.removeAll();
+      await dest.writeAtomic('sets/5/a.txt', 'a');
+      await dest.writeAtomic('sets/5/sub/b.txt', 'b');
+      await dest.writeAtomic('collection.json', '{}');
+      await dest.removeAll();
+      expect(await collect(dest.list(''))).toEqual([]);
     });
 
     it('read and readText: the bytes written; readText null and read an error when absent', async () => {

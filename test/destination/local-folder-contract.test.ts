@@ -12,6 +12,7 @@ destinationContract('local folder', async () => {
   const dest = createLocalFolder(path.join(work, 'ds'));
   return {
     dest,
+    sibling: createLocalFolder(path.join(work, 'ds.withdrawn')),
     cleanup: async () => {
       await dest.close();
       await fs.rm(work, { recursive: true, force: true });

@@ -66,8 +66,10 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
   destinationContract(
     'S3 bucket (Ceph RGW)',
     async () => {
-      const dest = bucketDest(freshPrefix());
-      return { dest, cleanup: () => dest.close() };
+      const prefix = freshPrefix();
+      const dest = bucketDest(prefix);
+      const sibling = bucketDest(`${prefix}.withdrawn`);
+      return { dest, sibling, cleanup: async () => Promise.all([dest.close(), sibling.close()]).then(() => undefined) };
     },
     { bigSize: 2 * PART + 123_457 },
   );

@@ -11,6 +11,7 @@ import { verifyFolder } from '../../src-main/sync/verify';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
 import { expectDatasetMatches, listFiles, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 import { servedPage } from './pages';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 
 // Real demo videos (no size asked for), as a researcher's sync sees them.
 const env = useService({ sets: 6, slots: 3 });
@@ -129,7 +130,7 @@ describe('incremental syncs on one dataset', () => {
   });
   afterAll(() => cleanup(dest));
 
-  it('a no-op re-sync downloads nothing, hashes nothing and walks with at most two requests', async () => {
+  it('a no-op re-sync downloads nothing, hashes nothing and asks with at most two requests plus one per status a set can leave accepted for', async () => {
     const { svc } = env;
     await svc.admin.resetStats();
     const { summary } = await sync(svc, dest);
@@ -139,7 +140,7 @@ describe('incremental syncs on one dataset', () => {
     expect(summary.bytesHashed).toBe(0);
     const stats = await svc.admin.stats();
     expect(stats.fileRequests).toBe(0);
-    expect(stats.requests).toBeLessThanOrEqual(2);
+    expect(stats.requests).toBeLessThanOrEqual(2 + LEFT_ACCEPTED_STATUSES.length);
     expect(summary.requests).toBe(stats.requests);
     const history = await readHistory(dest);
     expect(history[0]!.startedAt).toBe(summary.startedAt); // newest first
@@ -179,23 +180,23 @@ describe('incremental syncs on one dataset', () => {
     expect((await sha256sumCheck(dest)).code).toBe(0);
   });
 
-  it('keeps the files of a set that left accepted, and --full reports it as not served', async () => {
+  it('moves the files of a set that left accepted to DEST.withdrawn (withdraw-subset.test.ts has the details); --full then has nothing not served', async () => {
     const { svc, collectionId } = env;
     const sets = await servedSets(svc, collectionId);
     const leaving = sets[0]!;
     await svc.admin.setStatus(leaving.id, 'rejected');
     const inc = await sync(svc, dest);
     expect(inc.summary.exitCode).toBe(0);
-    for (const f of leaving.files) await fs.access(path.join(dest, 'sets', String(leaving.id), f.filename));
+    expect(inc.summary.withdrawnSets).toBe(1);
+    for (const f of leaving.files) await fs.access(path.join(`${dest}.withdrawn`, String(leaving.id), f.filename));
 
     const full = await sync(svc, dest, { full: true });
     expect(full.summary.exitCode).toBe(0);
-    expect(full.summary.setsNotServed).toEqual([leaving.id]);
-    expect(full.events.some((e) => e.type === 'set' && e.state === 'not_served' && e.setId === leaving.id)).toBe(true);
+    expect(full.summary.setsNotServed).toEqual([]);
     expect(full.summary.filesDownloaded).toBe(0);
-    for (const f of leaving.files) await fs.access(path.join(dest, 'sets', String(leaving.id), f.filename));
     expect((await sha256sumCheck(dest)).code).toBe(0);
     await svc.admin.setStatus(leaving.id, 'accepted');
+    expect((await sync(svc, dest)).summary.filesDownloaded).toBe(leaving.files.length);
   });
 
   it('verify reports missing, changed and extra files', async () => {

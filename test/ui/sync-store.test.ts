@@ -13,7 +13,7 @@ const START: SyncEvent = { type: 'start', collectionId: 7, dest: '/tmp/d', full:
 
 function summary(overrides: Partial<SyncSummary> = {}): SyncSummary {
   return {
-    collectionId: 7, dest: '/tmp/d', sets: 1, setsComplete: 1, setsFailed: 0, setsNotServed: [], filesDownloaded: 2, filesUpToDate: 0, filesFailed: 0,
+    collectionId: 7, dest: '/tmp/d', sets: 1, setsComplete: 1, setsFailed: 0, setsNotServed: [], withdrawnSets: 0, filesDownloaded: 2, filesUpToDate: 0, filesFailed: 0,
     bytesDownloaded: 2000, bytesHashed: 2000, requests: 5, failures: [], watermark: null, startedAt: '2025-01-01T00:00:00Z', finishedAt: '2025-01-01T00:00:05Z',
     durationMs: 5000, exitCode: 0, cancelled: false, ...overrides,
   };

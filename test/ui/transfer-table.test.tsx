@@ -27,7 +27,7 @@ function progressWith(active: Extract<SyncEvent, { type: 'progress' }>['active']
 
 function summaryOf(): SyncSummary {
   const at = new Date().toISOString();
-  return { collectionId: 1, dest: '/d', sets: 60, setsComplete: 60, setsFailed: 0, setsNotServed: [], filesDownloaded: 0, filesUpToDate: 0, filesFailed: 0, bytesDownloaded: 0, bytesHashed: 0, requests: 0, failures: [], watermark: null, startedAt: at, finishedAt: at, durationMs: 0, exitCode: 1, cancelled: true };
+  return { collectionId: 1, dest: '/d', sets: 60, setsComplete: 60, setsFailed: 0, setsNotServed: [], withdrawnSets: 0, filesDownloaded: 0, filesUpToDate: 0, filesFailed: 0, bytesDownloaded: 0, bytesHashed: 0, requests: 0, failures: [], watermark: null, startedAt: at, finishedAt: at, durationMs: 0, exitCode: 1, cancelled: true };
 }
 
 function dataRows(): HTMLElement[] {

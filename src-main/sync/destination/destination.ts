@@ -177,6 +177,16 @@ export interface Destination {
   writeAtomic(key: string, body: string | Buffer | AsyncIterable<string | Buffer>, options?: { private?: boolean }): Promise<ObjectInfo>;
   /** Removes the object; absent is fine. */
   remove(key: string): Promise<void>;
+  /**
+   * Moves the object at `key` to `targetKey` of `target` (withdrawn data: DEST.withdrawn,
+   * PREFIX.withdrawn/, the consents' quarantine): a folder renames into a sibling folder (copy
+   * and delete across file systems), a bucket copies server-side within the same store
+   * (CopyObject, then DeleteObject); between other pairs the bytes are streamed across, then
+   * removed. The target key is replaced when present. False when there was nothing at `key`.
+   */
+  move(key: string, target: Destination, targetKey: string): Promise<boolean>;
+  /** Removes every object of the destination (purge-withdrawn on DEST.withdrawn): a folder is removed with all it holds. */
+  removeAll(): Promise<void>;
 
   /** Opens (or resumes) the upload of a downloaded body that becomes `key` on commit. */
   openUpload(key: string, expect: ExpectedBody): Promise<Upload>;
@@ -211,6 +221,17 @@ export function siblingSpec(spec: DestinationSpec, suffix: '.consents' | '.withd
   // A bucket destination always has a PREFIX (parseDestination refuses s3://BUCKET alone): with
   // none, every key of the bucket would be "under PREFIX", the consents included.
   return { ...spec, prefix: spec.prefix + suffix };
+}
+
+/**
+ * The portable move (Destination.move between stores that cannot move natively): the bytes are
+ * streamed into `target` (written atomically), then the source is removed.
+ */
+export async function copyThenRemove(source: Destination, key: string, target: Destination, targetKey: string): Promise<boolean> {
+  if ((await source.stat(key)) === null) return false;
+  await target.writeAtomic(targetKey, source.read(key));
+  await source.remove(key);
+  return true;
 }
 
 /** Secrets for a bucket, held in memory only (the app reads them from the keychain); absent = the AWS SDK's default chain. */

@@ -25,13 +25,15 @@ import type {
   PresenceProblem,
   Upload,
 } from './destination';
-import { DestinationError } from './destination';
+import { copyThenRemove, DestinationError } from './destination';
 import { checkKey, checkPrefix } from './key-rules';
 import { ensureConsentsDir, resolveConsentsDir } from './local/consents-dir';
 import {
   freeSpaceOf,
   keyPath,
   listKeys,
+  moveKey,
+  removeTree,
   peekTextKey,
   presenceProblems,
   readKey,
@@ -145,6 +147,19 @@ export class LocalFolder implements Destination {
   async remove(key: string): Promise<void> {
     checkKey(key);
     await removeKey(this.root, key);
+  }
+
+  async removeAll(): Promise<void> {
+    this.checkedDirs.clear();
+    await removeTree(this.root);
+  }
+
+  /** Another folder: a rename (moveKey); a bucket: the bytes streamed across. */
+  async move(key: string, target: Destination, targetKey: string): Promise<boolean> {
+    checkKey(key);
+    checkKey(targetKey);
+    if (target instanceof LocalFolder) return moveKey(this.root, key, target.root, targetKey);
+    return copyThenRemove(this, key, target, targetKey);
   }
 
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {

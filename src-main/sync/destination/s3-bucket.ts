@@ -14,6 +14,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -24,6 +25,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload as SdkUpload } from '@aws-sdk/lib-storage';
 import {
+  copyThenRemove,
   DestinationError,
   type BucketCredentials,
   type Destination,
@@ -304,6 +306,38 @@ export class S3Bucket implements Destination {
       if (isCode(e, 'NoSuchKey')) return;
       throw this.fail(e, `remove ${key} from ${this.label}`);
     }
+  }
+
+  /** Every object under PREFIX/, one DeleteObject each (a quarantine holds a few sets). */
+  async removeAll(): Promise<void> {
+    const keys: string[] = [];
+    for await (const o of this.list('')) keys.push(o.key);
+    for (const key of keys) await this.remove(key);
+  }
+
+  /**
+   * Within the same store (a sibling prefix such as PREFIX.withdrawn/ of the same endpoint):
+   * CopyObject (metadata, sha256 included, copied with it), then DeleteObject; elsewhere the
+   * bytes are streamed across.
+   */
+  async move(key: string, target: Destination, targetKey: string): Promise<boolean> {
+    const objectKey = this.objectKey(key);
+    if (!(target instanceof S3Bucket) || target.spec.endpoint !== this.spec.endpoint) return copyThenRemove(this, key, target, targetKey);
+    const targetObject = target.objectKey(targetKey);
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: target.spec.bucket,
+          Key: targetObject,
+          CopySource: `${this.spec.bucket}/${objectKey.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
+    } catch (e) {
+      if (isCode(e, 'NoSuchKey') || statusOf(e) === 404) return false;
+      throw this.fail(e, `move ${key} to ${target.label}`);
+    }
+    await this.remove(key);
+    return true;
   }
 
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {

@@ -182,6 +182,22 @@ export class SetStore {
     this.dirty.set(rec.id, rec);
   }
 
+  /**
+   * Forgets a set (it left the dataset, withdraw.ts): a line without files is appended, which
+   * get() reads as unknown; compaction drops it.
+   */
+  remove(id: number): void {
+    this.dirty.delete(id);
+    if (!this.index.has(id)) return;
+    const line = JSON.stringify({ id, removed: true });
+    const data = Buffer.from(line + '\n');
+    writeAllSync(this.fd, data, this.size);
+    const old = this.index.get(id)!;
+    this.liveBytes -= old.length + 1;
+    this.index.delete(id);
+    this.size += data.length;
+  }
+
   /** Bytes of the log: changes whenever a record is written, so it tells whether records changed since a point in time. */
   get logBytes(): number {
     return this.size;

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
 import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from './atomic';
+import { ensureRealDir } from './safe-dirs';
 import { NotRegularFileError, openRegularFile, readRegularFileSync } from './regular-file';
 
 /**
@@ -172,6 +173,41 @@ async function* walk(root: string, dirKey: string, prefix: string): AsyncIterabl
 
 export async function removeKey(root: string, key: string): Promise<void> {
   await fs.rm(keyPath(root, key), { force: true });
+}
+
+/**
+ * Moves DEST/`key` to `targetRoot`/`targetKey` (a sibling folder such as DEST.withdrawn): the
+ * target root is created when missing, the folders under it part by part (ensureRealDir: a link
+ * planted there never takes the file elsewhere); rename, or copy and remove across file systems.
+ * A link at the source is moved as the link (rename never follows it). False when nothing is at `key`.
+ */
+export async function moveKey(root: string, key: string, targetRoot: string, targetKey: string): Promise<boolean> {
+  const from = keyPath(root, key);
+  try {
+    await fs.lstat(from);
+  } catch (e) {
+    if (code(e) === 'ENOENT') return false;
+    throw e;
+  }
+  await fs.mkdir(targetRoot, { recursive: true });
+  const parts = targetKey.split('/');
+  const dir = parts.length > 1 ? await ensureRealDir(targetRoot, parts.slice(0, -1).join('/')) : targetRoot;
+  const to = path.join(dir, parts.at(-1)!);
+  try {
+    await fs.rename(from, to);
+  } catch (e) {
+    if (code(e) !== 'EXDEV') throw e;
+    await fs.copyFile(from, to);
+    await fs.rm(from, { force: true });
+  }
+  // The source's folder goes with its last object (a set folder leaves sets/ whole); never the root.
+  if (key.includes('/')) await fs.rmdir(path.dirname(from)).catch(() => undefined);
+  return true;
+}
+
+/** Removes the folder and all it holds (links inside are removed, never followed); absent is fine. */
+export async function removeTree(root: string): Promise<void> {
+  await fs.rm(root, { recursive: true, force: true });
 }
 
 /** Free bytes for an unprivileged writer on the folder's file system. */

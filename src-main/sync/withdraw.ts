@@ -1,0 +1,123 @@
+// Sets that leave the dataset (docs/contracts.md §1): a set that left `accepted`, or fell out of
+// the chosen subset, moves whole — its files, set.json, and its consent records — to the
+// quarantine beside the dataset, DEST.withdrawn/<set_id>/ (a bucket's PREFIX.withdrawn/), and
+// leaves the engine state, so manifest.csv and SHA256SUMS no longer list it. Nothing is deleted
+// here: only purge-withdrawn (purgeWithdrawn below) deletes the quarantine.
+import type { DeliveryClient } from '../api/delivery-client';
+import type { SetRecord } from '../../src-shared/delivery-api';
+import type { Destination } from './destination/destination';
+import { withRetry, type RetryPolicy } from './retry';
+import type { RunContext } from './run-context';
+import type { LocalSet } from './state/set-store';
+import { PER_PAGE } from './walk';
+
+/**
+ * The statuses a set can leave `accepted` for (delivery-api.md "States": the values that occur).
+ * Each is one request per sync (more only past 200 sets changed in the window): the sets feed
+ * answers them with metadata only.
+ */
+export const LEFT_ACCEPTED_STATUSES = ['in_review', 'rework', 'rejected', 'in_progress'] as const;
+
+/** Pages of one status a scan follows at most (200 sets each); more is a feed that does not end. */
+const MAX_PAGES = 50;
+
+/**
+ * Ids of local sets listed under a status other than `accepted` and changed since `since`
+ * (undefined: every such set), with that status. `isLocal` says whether the dataset holds a set.
+ * The statuses are asked at once (their round trips overlap).
+ */
+export async function findLeftAccepted(
+  client: DeliveryClient,
+  collectionId: number,
+  since: string | undefined,
+  isLocal: (id: number) => boolean,
+  policy: RetryPolicy,
+  signal: AbortSignal,
+): Promise<Map<number, string>> {
+  const found = new Map<number, string>();
+  await Promise.all(
+    LEFT_ACCEPTED_STATUSES.map(async (status) => {
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const res = await withRetry(policy, () => client.listSets(collectionId, { status, updatedSince: since, page, perPage: PER_PAGE }, signal), { signal });
+        // A record that breaks the contract still names its set: metadata is all this needs.
+        const ids = [...res.sets.map((s) => s.id), ...(res.rejected ?? []).flatMap((r) => (r.id === null ? [] : [r.id]))];
+        for (const id of ids) if (isLocal(id)) found.set(id, status);
+        if (!res.has_more || ids.length === 0) break;
+      }
+    }),
+  );
+  return found;
+}
+
+/** Consent ids the dataset's set.json names (written from the set's record when it was synced). */
+async function consentIdsOf(dest: Destination, setId: number): Promise<number[]> {
+  try {
+    const text = await dest.readText(`sets/${setId}/set.json`);
+    if (text === null) return [];
+    const set = JSON.parse(text) as { participants?: Array<{ consent?: { id?: unknown } | null }> };
+    return (set.participants ?? []).flatMap((p) => (Number.isSafeInteger(p?.consent?.id) && (p.consent!.id as number) > 0 ? [p.consent!.id as number] : []));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Moves everything of set `id` out of the dataset into `withdrawn` (<id>/…, consents under
+ * <id>/consents/) and forgets the set. `record`: the set as the service lists it now, when
+ * known (its consent ids are moved too). Resolves with whether the dataset held anything of it.
+ */
+export async function withdrawSet(ctx: RunContext, id: number, record: SetRecord | null, reason: string): Promise<boolean> {
+  const { dest, consents, withdrawn, state } = ctx;
+  const consentIds = new Set<number>(await consentIdsOf(dest, id));
+  for (const p of record?.participants ?? []) if (p.consent && Number.isSafeInteger(p.consent.id) && p.consent.id > 0) consentIds.add(p.consent.id);
+  const local = state.store.get(id);
+  let moved = 0;
+  // Every object of the set folder (files the state does not know of too), set.json last: a
+  // move cut short leaves set.json behind, and the next sync finds the set again.
+  const keys: string[] = [];
+  for await (const o of dest.list(`sets/${id}/`)) keys.push(o.key);
+  keys.sort((a, b) => Number(a.endsWith('/set.json')) - Number(b.endsWith('/set.json')));
+  for (const key of keys) {
+    if (await dest.move(key, withdrawn, `${id}/${key.slice(`sets/${id}/`.length)}`)) moved++;
+  }
+  for (const cid of consentIds) {
+    if (await consents.move(`${cid}.json`, withdrawn, `${id}/consents/${cid}.json`)) moved++;
+  }
+  state.dropPending(id);
+  if (local) state.forget(id);
+  if (moved === 0 && !local) return false;
+  ctx.accounting.withdrawnSets++;
+  ctx.emit({ type: 'set', setId: id, state: 'withdrawn', files: local ? Object.keys(local.files).length : 0, isGold: local?.isGold ?? false, reason });
+  return true;
+}
+
+/** A file of a set that stays, outside the chosen slots: it moves to the quarantine and leaves the state. */
+export async function withdrawFile(ctx: RunContext, local: LocalSet, rel: string): Promise<void> {
+  await ctx.dest.move(rel, ctx.withdrawn, `${local.id}/${rel.slice(`sets/${local.id}/`.length)}`);
+  delete local.files[rel];
+  ctx.state.putLocal(local);
+}
+
+/** What purge-withdrawn deletes: per set folder, its objects and bytes. */
+export interface WithdrawnSummary {
+  sets: Array<{ name: string; objects: number; bytes: number }>;
+  objects: number;
+  bytes: number;
+}
+
+export async function listWithdrawn(withdrawn: Destination): Promise<WithdrawnSummary> {
+  const bySet = new Map<string, { objects: number; bytes: number }>();
+  let objects = 0;
+  let bytes = 0;
+  for await (const o of withdrawn.list('')) {
+    const name = o.key.split('/')[0]!;
+    const s = bySet.get(name) ?? { objects: 0, bytes: 0 };
+    s.objects++;
+    s.bytes += o.size;
+    bySet.set(name, s);
+    objects++;
+    bytes += o.size;
+  }
+  const sets = [...bySet].map(([name, s]) => ({ name, ...s })).sort((a, b) => Number(a.name) - Number(b.name) || a.name.localeCompare(b.name));
+  return { sets, objects, bytes };
+}
