@@ -40,6 +40,7 @@ import {
   statKey,
   verifiedFile,
   writeAtomicFile,
+  extendAtomicFile,
 } from './local/folder-files';
 import { acquireLock } from './local/lock';
 import { LocalUpload } from './local/part-upload';
@@ -140,6 +141,14 @@ export class LocalFolder implements Destination {
     const tmpDir = this.consentsRole ? this.root : scratchDir(this.root);
     const st = await writeAtomicFile(keyPath(this.root, key), body, mode, tmpDir);
     return { key, size: st.size, stamp: String(st.mtimeMs) };
+  }
+
+  /** The dataset's index files grow by appended rows (dataset.ts): a copy of the file (a reflink where the file system has them) plus the tail, then rename. */
+  async extendAtomic(key: string, expect: { size: number; stamp: string }, tail: string | Buffer): Promise<ObjectInfo | null> {
+    checkKey(key);
+    if (this.consentsRole) return null; // consent records are written whole
+    const st = await extendAtomicFile(keyPath(this.root, key), expect, tail, 0o644, scratchDir(this.root));
+    return st === null ? null : { key, size: st.size, stamp: String(st.mtimeMs) };
   }
 
   async remove(key: string): Promise<void> {
