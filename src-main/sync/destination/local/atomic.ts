@@ -5,9 +5,17 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, openSync, promises as fs, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-/** `.<name>.<pid>-<random>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
+/**
+ * The number in the next temp name: a counter (a random draw per temp file cost a
+ * randomFillSync call each, thousands per sync), started at a random value once per process so
+ * a dead process's leftover under a reused pid is unlikely to be hit ('wx' would then refuse it).
+ */
+let tempCounter = randomBytes(4).readUInt32BE(0);
+
+/** `.<name>.<pid>-<8 hex digits>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
 export function tempPathFor(target: string, tmpDir: string): string {
-  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  tempCounter = (tempCounter + 1) >>> 0;
+  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${tempCounter.toString(16).padStart(8, '0')}.tmp`);
 }
 
 /** The writer's pid in a temp name made by tempPathFor; null for any other name. */
