@@ -43,7 +43,7 @@ import {
   extendAtomicFile,
 } from './local/folder-files';
 import { acquireLock } from './local/lock';
-import { LocalUpload } from './local/part-upload';
+import { LegacyParts, LocalUpload } from './local/part-upload';
 import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
 import { partialDir, scratchDir, STATE_DIR } from '../layout';
 
@@ -67,6 +67,8 @@ export class LocalFolder implements Destination {
   /** Folders made and checked (lstat, part by part) while this destination is open; see ensureParent. */
   private readonly checkedDirs = new Set<string>();
   private readonly consentsRole: boolean;
+  /** Part files older versions named differently, listed once while this destination is open. */
+  private readonly legacyParts: LegacyParts;
 
   /** `root`: an absolute path (createLocalFolder resolves it). */
   constructor(
@@ -76,6 +78,7 @@ export class LocalFolder implements Destination {
     this.label = root;
     this.consentsRole = options.consentsRole === true;
     this.stateDir = path.join(root, STATE_DIR);
+    this.legacyParts = new LegacyParts(partialDir(root));
     this.capabilities = { freeSpace: true, localRoot: root, checksSha256: false };
   }
 
@@ -167,7 +170,7 @@ export class LocalFolder implements Destination {
         finalPath: keyPath(this.root, key),
         realDir: path.join(this.realRootNow(), ...dirParts),
       },
-      partialDir(this.root),
+      this.legacyParts,
       expect,
     );
   }
