@@ -2,7 +2,7 @@
 // never a half-written one. `tmpDir` (same file system as the target) keeps the temp files of
 // dataset writes under DEST/.dataset-sync/tmp, so a crash mid-write leaves no debris in sets/.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, openSync, promises as fs, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, promises as fs, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -47,18 +47,22 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
  * is a thread-pool round trip. The mode is set with fchmod before the rename (the umask may have
  * masked it at creation), so the final name never shows looser permissions.
  */
-export function writeFileAtomicSync(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): void {
+export function writeFileAtomicSync(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Stats {
   const tmp = tempPathFor(target, tmpDir);
   try {
     // 'wx': the temp name is fresh; never write through something planted under it.
     const fd = openSync(tmp, 'wx', mode);
+    let st: Stats;
     try {
       fchmodSync(fd, mode);
       writeAllSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      // Size and mtime as written: the rename keeps them, so the caller needs no lstat of the target.
+      st = fstatSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(tmp, target);
+    return st;
   } catch (e) {
     try {
       rmSync(tmp, { force: true });

@@ -194,8 +194,7 @@ export async function writeAtomicFile(
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     if (bytes <= SYNC_WRITE_MAX_BYTES) {
-      writeFileAtomicSync(target, body, mode, tmpDir);
-      return lstatSync(target);
+      return writeFileAtomicSync(target, body, mode, tmpDir);
     }
     await writeFileAtomic(target, body, mode, tmpDir);
     return fs.lstat(target);
