@@ -38,7 +38,6 @@ async function appendRows(dest: Destination, state: RunState): Promise<IndexFing
   const base = state.indexAtStart;
   if (!base || state.changedSets.size === 0) return null;
   const ids = [...state.changedSets].sort((a, b) => a - b);
-  if (base.lastSetId === undefined || ids[0]! <= base.lastSetId) return null;
   const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
   return appendManifestAndSums(dest, base, sets);
 }

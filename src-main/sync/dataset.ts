@@ -231,7 +231,7 @@ export async function writeManifestAndSums(dest: Destination, sets: () => Iterab
   let lastSetId = 0;
   function* noted(): Generator<LocalSet> {
     for (const set of sets()) {
-      if (set.id > lastSetId) lastSetId = set.id;
+      if (set.id > lastSetId && Object.keys(set.files).length > 0) lastSetId = set.id;
       yield set;
     }
   }
@@ -260,8 +260,10 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
   if (!extend || lastSetId === undefined || base.manifestFormat !== MANIFEST_FORMAT || sets.length > APPEND_MAX_SETS) return null;
   let previous = lastSetId;
   for (const set of sets) {
+    // A set at or below lastSetId may have rows there (changed, or lost its files): only a full rewrite is exact.
     if (set.id <= previous) return null;
-    previous = set.id;
+    // One above it has none (lastSetId is the highest set id with rows), so a set still without files stays appendable later.
+    if (Object.keys(set.files).length > 0) previous = set.id;
   }
   const rows: string[][] = [];
   let sums = '';

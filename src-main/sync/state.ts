@@ -26,7 +26,7 @@ export interface IndexFingerprint {
   sums: FileFingerprint;
   /** How manifest.csv was written (dataset.ts MANIFEST_FORMAT); absent before version 2. */
   manifestFormat?: number;
-  /** The highest set id of the records the files were written from: rows of sets above it may be appended (dataset.ts). Absent before. */
+  /** The highest set id with rows in the files: rows of sets above it may be appended (dataset.ts). Absent before. */
   lastSetId?: number;
 }
 
