@@ -1,22 +1,43 @@
 // The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
-// (docs/contracts.md §1), rewritten only when something changed.
+// (docs/contracts.md §1), written only when something changed, and then for what changed.
 import type { Destination } from './destination/destination';
-import { indexUnchanged, writeManifestAndSums } from './dataset';
+import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
 import type { RunState } from './run-state';
+import type { IndexFingerprint } from './state';
+import type { SetStore } from './state/set-store';
+
+/** The store's mark for "no record changed since": the set log's size (the one line a new store changes). */
+function storeMark(store: SetStore): number {
+  return store.logBytes;
+}
+
+/** The index was written from the records as they are now (recorded with storeMark). */
+export function indexListsStore(index: IndexFingerprint & { logBytes?: number }, store: SetStore): boolean {
+  return index.logBytes === storeMark(store);
+}
 
 /**
- * Rewrites manifest.csv and SHA256SUMS — unless no set record changed since we last wrote them
- * (sets.jsonl has the same size) and both are still as written: then the rewrite would produce
- * identical bytes, and skipping it is what makes a no-op sync cheap. Records are read one set at
- * a time, so memory stays flat in the set count. Entries of files found damaged and not healed
- * have been dropped before (disk-check.ts).
+ * Leaves manifest.csv and SHA256SUMS alone when no set record changed since we last wrote them
+ * and both are still as written (the bytes would be identical: what makes a no-op sync cheap).
+ * When the run only added sets above every set listed, their rows are appended (appendRows);
+ * otherwise both are rewritten, records read one set at a time (memory stays flat in the set
+ * count). Entries of files found damaged and not healed have been dropped before (disk-check.ts).
  */
 export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<void> {
   const store = state.store;
   store.compactIfWasteful();
   const index = state.head.index;
-  if (index && index.logBytes === store.logBytes && (await indexUnchanged(dest, index))) return;
-  const written = await writeManifestAndSums(dest, () => store.all());
-  state.head.index = { ...written, logBytes: store.logBytes };
+  if (index && indexListsStore(index, store) && (await indexUnchanged(dest, index))) return;
+  const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
+  state.head.index = { ...written, logBytes: storeMark(store) };
   state.touch();
+}
+
+/** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */
+async function appendRows(dest: Destination, state: RunState): Promise<IndexFingerprint | null> {
+  const base = state.indexAtStart;
+  if (!base || state.changedSets.size === 0) return null;
+  const ids = [...state.changedSets].sort((a, b) => a - b);
+  const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
+  return appendManifestAndSums(dest, base, sets);
 }

@@ -1,9 +1,11 @@
 // The dataset files under DEST (docs/contracts.md §1): collection.json, sets/<id>/set.json (pseudonymous),
-// manifest.csv and SHA256SUMS (rewritten atomically, listing exactly the verified files present),
-// each written whole through Destination.writeAtomic (a folder: temp file + rename).
+// manifest.csv and SHA256SUMS (replaced atomically, listing exactly the verified files present),
+// each written whole through Destination.writeAtomic (a folder: temp file + rename), or, when a
+// sync only added sets above every set listed, extended by their rows (appendManifestAndSums).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Options as CsvOptions } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { LocalSet } from './state/set-store';
@@ -182,12 +184,16 @@ function manifestRow(rel: string, f: LocalSet['files'][string]): string[] {
 /** SHA256SUMS text buffered per write: keeps the strings held at once small whatever the file count. */
 const SUMS_BATCH_CHARS = 256 * 1024;
 
+/** A set's files in manifest order: by slot. */
+function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]> {
+  return Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+}
+
 /** manifest.csv's bytes, streamed: the rows flow through csv-stringify with back-pressure. */
 function manifestBody(sets: Iterable<LocalSet>): AsyncIterable<Buffer> {
   async function* rows(): AsyncGenerator<string[]> {
     for (const set of sets) {
-      const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-      for (const [rel, f] of entries) yield manifestRow(rel, f);
+      for (const [rel, f] of sortedEntries(set)) yield manifestRow(rel, f);
     }
   }
   const csv = stringify(MANIFEST_CSV_OPTIONS);
@@ -200,8 +206,7 @@ function manifestBody(sets: Iterable<LocalSet>): AsyncIterable<Buffer> {
 async function* sumsBody(sets: Iterable<LocalSet>): AsyncGenerator<string> {
   let sums = '';
   for (const set of sets) {
-    const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) sums += `${f.sha256}  ${rel}\n`;
+    for (const [rel, f] of sortedEntries(set)) sums += `${f.sha256}  ${rel}\n`;
     if (sums.length >= SUMS_BATCH_CHARS) {
       yield sums;
       sums = '';
@@ -223,8 +228,58 @@ function fingerprintOf(info: ObjectInfo): FileFingerprint {
  */
 export async function writeManifestAndSums(dest: Destination, sets: () => Iterable<LocalSet>): Promise<IndexFingerprint> {
   const manifest = await dest.writeAtomic('manifest.csv', manifestBody(sets()));
-  const sums = await dest.writeAtomic('SHA256SUMS', sumsBody(sets()));
-  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT };
+  let lastSetId = 0;
+  function* noted(): Generator<LocalSet> {
+    for (const set of sets()) {
+      if (set.id > lastSetId && Object.keys(set.files).length > 0) lastSetId = set.id;
+      yield set;
+    }
+  }
+  const sums = await dest.writeAtomic('SHA256SUMS', sumsBody(noted()));
+  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT, lastSetId };
+}
+
+/**
+ * New sets appended at once (their rows held as one string); above this a sync writes the files
+ * whole, streamed, whose cost is then of the order of what changed anyway.
+ */
+const APPEND_MAX_SETS = 20_000;
+
+/**
+ * Appends the rows of `sets` to manifest.csv and SHA256SUMS as `base` describes them, when that
+ * gives exactly the bytes writeManifestAndSums would write: every set is above base.lastSetId
+ * (rows are in set-id order, so the new rows come after every row there), the manifest was
+ * written in today's format, and the destination can extend an object (a folder:
+ * extendAtomicFile, atomic for readers). Returns the new fingerprint, or null when the files must
+ * be written whole (a bucket, an older index, a set at or below lastSetId, a file no longer as
+ * recorded). `sets` must be in ascending id order.
+ */
+export async function appendManifestAndSums(dest: Destination, base: IndexFingerprint, sets: readonly LocalSet[]): Promise<IndexFingerprint | null> {
+  const extend = dest.extendAtomic?.bind(dest);
+  const lastSetId = base.lastSetId;
+  if (!extend || lastSetId === undefined || base.manifestFormat !== MANIFEST_FORMAT || sets.length > APPEND_MAX_SETS) return null;
+  let previous = lastSetId;
+  for (const set of sets) {
+    // A set at or below lastSetId may have rows there (changed, or lost its files): only a full rewrite is exact.
+    if (set.id <= previous) return null;
+    // One above it has none (lastSetId is the highest set id with rows), so a set still without files stays appendable later.
+    if (Object.keys(set.files).length > 0) previous = set.id;
+  }
+  const rows: string[][] = [];
+  let sums = '';
+  for (const set of sets) {
+    for (const [rel, f] of sortedEntries(set)) {
+      rows.push(manifestRow(rel, f));
+      sums += `${f.sha256}  ${rel}\n`;
+    }
+  }
+  const manifestTail = stringifySync(rows, { ...MANIFEST_CSV_OPTIONS, header: false });
+  const manifest = await extend('manifest.csv', base.manifest, manifestTail);
+  if (!manifest) return null;
+  const sumsInfo = await extend('SHA256SUMS', base.sums, sums);
+  // The manifest has its new rows and SHA256SUMS could not take them: the caller writes both whole.
+  if (!sumsInfo) return null;
+  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sumsInfo), manifestFormat: MANIFEST_FORMAT, lastSetId: previous };
 }
 
 /** True when manifest.csv and SHA256SUMS are still what writeManifestAndSums returned (same size and stamp: a folder's regular file of that mtime). */

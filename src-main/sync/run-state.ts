@@ -5,7 +5,8 @@
 import type { Clock } from './clock';
 import type { Destination } from './destination/destination';
 import type { LocalSet, SetStore } from './state/set-store';
-import { saveState, type EngineState } from './state';
+import { saveState, type EngineState, type IndexFingerprint } from './state';
+import { indexListsStore } from './dataset-index';
 
 const STATE_SAVE_INTERVAL_MS = 3000;
 
@@ -14,13 +15,22 @@ export class RunState {
   private lastSave = 0;
   private lastSaveMs = 0;
   private saving: Promise<void> = Promise.resolve();
+  /**
+   * manifest.csv and SHA256SUMS as this run found them, when they listed the set records then;
+   * with `changedSets`, what dataset-index.ts needs to append rows instead of writing them whole.
+   */
+  readonly indexAtStart: IndexFingerprint | undefined;
+  /** Ids of the sets put since the run started. */
+  readonly changedSets = new Set<number>();
 
   constructor(
     private readonly dest: Destination,
     readonly head: EngineState,
     readonly store: SetStore,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.indexAtStart = head.index && indexListsStore(head.index, store) ? head.index : undefined;
+  }
 
   /** The head state was changed by the caller. */
   touch(): void {
@@ -34,6 +44,7 @@ export class RunState {
    */
   putLocal(local: LocalSet): void {
     this.store.put(local);
+    this.changedSets.add(local.id);
     this.head.index = undefined;
     this.touch();
   }

@@ -27,6 +27,8 @@ export interface IndexFingerprint {
   sums: FileFingerprint;
   /** How manifest.csv was written (dataset.ts MANIFEST_FORMAT); absent before version 2. */
   manifestFormat?: number;
+  /** The highest set id with rows in the files: rows of sets above it may be appended (dataset.ts). Absent before. */
+  lastSetId?: number;
 }
 
 export interface EngineState {

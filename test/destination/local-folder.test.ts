@@ -281,3 +281,32 @@ describe('LocalFolder in its consents role', () => {
     );
   });
 });
+
+describe('LocalFolder: the disk check over many files (batched lstat on the thread pool)', () => {
+  it('finds a truncated, a grown, a removed file and a linked set folder among 600 files, in record order', async () => {
+    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
+    for (let set = 1; set <= 300; set++) {
+      for (const name of ['a.mp4', 'b.mp4']) {
+        const info = await folder.writeAtomic(`sets/${set}/${name}`, `set ${set} ${name}\n`.repeat(20));
+        recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
+      }
+    }
+    expect(await collect(folder.checkPresence(recorded))).toEqual([]);
+    const file = (key: string) => path.join(dest, ...key.split('/'));
+    const body = await fs.readFile(file('sets/5/a.mp4'));
+    await fs.writeFile(file('sets/5/a.mp4'), body.subarray(0, 10)); // truncated
+    await fs.appendFile(file('sets/290/b.mp4'), 'more'); // grown
+    await fs.rm(file('sets/150/a.mp4'));
+    const elsewhere = path.join(work, 'elsewhere');
+    await fs.cp(path.join(dest, 'sets', '200'), elsewhere, { recursive: true, preserveTimestamps: true });
+    await fs.rm(path.join(dest, 'sets', '200'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(dest, 'sets', '200'));
+    expect(await collect(folder.checkPresence(recorded))).toEqual([
+      { key: 'sets/5/a.mp4', problem: 'changed' },
+      { key: 'sets/150/a.mp4', problem: 'missing' },
+      { key: 'sets/200/a.mp4', problem: 'linked', detail: 'sets/200' },
+      { key: 'sets/200/b.mp4', problem: 'linked', detail: 'sets/200' },
+      { key: 'sets/290/b.mp4', problem: 'changed' },
+    ]);
+  });
+});

@@ -175,6 +175,13 @@ export interface Destination {
    * given as an iterable is streamed (manifest.csv at a million rows).
    */
   writeAtomic(key: string, body: string | Buffer | AsyncIterable<string | Buffer>, options?: { private?: boolean }): Promise<ObjectInfo>;
+  /**
+   * Optional (a folder offers it; a bucket has no append, so the engine writes the object whole):
+   * writes atomically a new object made of the object now at `key` followed by `tail`, provided
+   * that object is still the one described by `expect` (size and stamp); null when it is not (the
+   * caller then writes it whole). Readers see the old bytes or the new, never a mix.
+   */
+  extendAtomic?(key: string, expect: { size: number; stamp: string }, tail: string | Buffer): Promise<ObjectInfo | null>;
   /** Removes the object; absent is fine. */
   remove(key: string): Promise<void>;
   /**

@@ -42,9 +42,10 @@ import {
   statKey,
   verifiedFile,
   writeAtomicFile,
+  extendAtomicFile,
 } from './local/folder-files';
 import { acquireLock } from './local/lock';
-import { LocalUpload } from './local/part-upload';
+import { LegacyParts, LocalUpload } from './local/part-upload';
 import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
 import { partialDir, scratchDir, STATE_DIR } from '../layout';
 
@@ -68,6 +69,8 @@ export class LocalFolder implements Destination {
   /** Folders made and checked (lstat, part by part) while this destination is open; see ensureParent. */
   private readonly checkedDirs = new Set<string>();
   private readonly consentsRole: boolean;
+  /** Part files older versions named differently, listed once while this destination is open. */
+  private readonly legacyParts: LegacyParts;
 
   /** `root`: an absolute path (createLocalFolder resolves it). */
   constructor(
@@ -77,6 +80,7 @@ export class LocalFolder implements Destination {
     this.label = root;
     this.consentsRole = options.consentsRole === true;
     this.stateDir = path.join(root, STATE_DIR);
+    this.legacyParts = new LegacyParts(partialDir(root));
     this.capabilities = { freeSpace: true, localRoot: root, checksSha256: false };
   }
 
@@ -144,6 +148,14 @@ export class LocalFolder implements Destination {
     return { key, size: st.size, stamp: String(st.mtimeMs) };
   }
 
+  /** The dataset's index files grow by appended rows (dataset.ts): a copy of the file (a reflink where the file system has them) plus the tail, then rename. */
+  async extendAtomic(key: string, expect: { size: number; stamp: string }, tail: string | Buffer): Promise<ObjectInfo | null> {
+    checkKey(key);
+    if (this.consentsRole) return null; // consent records are written whole
+    const st = await extendAtomicFile(keyPath(this.root, key), expect, tail, 0o644, scratchDir(this.root));
+    return st === null ? null : { key, size: st.size, stamp: String(st.mtimeMs) };
+  }
+
   async remove(key: string): Promise<void> {
     checkKey(key);
     await removeKey(this.root, key);
@@ -173,7 +185,7 @@ export class LocalFolder implements Destination {
         finalPath: keyPath(this.root, key),
         realDir: path.join(this.realRootNow(), ...dirParts),
       },
-      partialDir(this.root),
+      this.legacyParts,
       expect,
     );
   }

@@ -2,12 +2,20 @@
 // never a half-written one. `tmpDir` (same file system as the target) keeps the temp files of
 // dataset writes under DEST/.dataset-sync/tmp, so a crash mid-write leaves no debris in sets/.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, openSync, promises as fs, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, promises as fs, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
-/** `.<name>.<pid>-<random>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
+/**
+ * The number in the next temp name: a counter (a random draw per temp file cost a
+ * randomFillSync call each, thousands per sync), started at a random value once per process so
+ * a dead process's leftover under a reused pid is unlikely to be hit ('wx' would then refuse it).
+ */
+let tempCounter = randomBytes(4).readUInt32BE(0);
+
+/** `.<name>.<pid>-<8 hex digits>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
 export function tempPathFor(target: string, tmpDir: string): string {
-  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  tempCounter = (tempCounter + 1) >>> 0;
+  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${tempCounter.toString(16).padStart(8, '0')}.tmp`);
 }
 
 /** The writer's pid in a temp name made by tempPathFor; null for any other name. */
@@ -39,18 +47,22 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
  * is a thread-pool round trip. The mode is set with fchmod before the rename (the umask may have
  * masked it at creation), so the final name never shows looser permissions.
  */
-export function writeFileAtomicSync(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): void {
+export function writeFileAtomicSync(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Stats {
   const tmp = tempPathFor(target, tmpDir);
   try {
     // 'wx': the temp name is fresh; never write through something planted under it.
     const fd = openSync(tmp, 'wx', mode);
+    let st: Stats;
     try {
       fchmodSync(fd, mode);
       writeAllSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      // Size and mtime as written: the rename keeps them, so the caller needs no lstat of the target.
+      st = fstatSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(tmp, target);
+    return st;
   } catch (e) {
     try {
       rmSync(tmp, { force: true });

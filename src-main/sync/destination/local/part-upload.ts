@@ -109,12 +109,29 @@ function legacyResumeKey(resumeKey: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** rename is atomic: of two transfers that could use the same old part file, one gets it. */
-function claimLegacyPart(legacy: string, part: string): void {
-  try {
-    renameSync(legacy, part);
-  } catch {
-    // Usually there is none (ENOENT); anything else just means no resume from it.
+/** A part file as older versions named it: `<file>-<sha256>.part` (today's names start with the set id). */
+const LEGACY_PART = /^\d+-[0-9a-f]{64}\.part$/;
+
+/**
+ * The part files of older versions in the partial folder, listed once per destination opened
+ * (one readdir per sync) rather than probed with a rename that fails for nearly every file.
+ */
+export class LegacyParts {
+  private names: Promise<Set<string>> | undefined;
+
+  constructor(private readonly partialDir: string) {}
+
+  /** Moves the older part file of this download, if the listing had one, to `part` (rename is atomic: of two transfers that could use it, one gets it). */
+  async claim(resumeKey: string, part: string): Promise<void> {
+    const legacy = legacyResumeKey(resumeKey);
+    if (legacy === null) return;
+    this.names ??= fs.readdir(this.partialDir).then(
+      (names) => new Set(names.filter((n) => LEGACY_PART.test(n))),
+      () => new Set<string>(),
+    );
+    const name = `${legacy}.part`;
+    if (!(await this.names).delete(name)) return;
+    await fs.rename(path.join(this.partialDir, name), part).catch(() => undefined); // gone meanwhile: no resume from it
   }
 }
 
@@ -141,9 +158,8 @@ export class LocalUpload implements Upload {
   }
 
   /** Opens (or resumes) the part file of `expect.resumeKey`; a part of the same download under its older name is taken over first. */
-  static async open(paths: PartPaths, partialDir: string, expect: ExpectedBody): Promise<LocalUpload> {
-    const legacy = legacyResumeKey(expect.resumeKey);
-    if (legacy !== null) claimLegacyPart(path.join(partialDir, `${legacy}.part`), paths.partPath);
+  static async open(paths: PartPaths, legacyParts: LegacyParts, expect: ExpectedBody): Promise<LocalUpload> {
+    await legacyParts.claim(expect.resumeKey, paths.partPath);
     const io = ioFor(expect.size);
     let part: { fd: number; held: number };
     try {

@@ -1,0 +1,91 @@
+// manifest.csv and SHA256SUMS cost what changed (issue 21 point 2): a sync that only adds sets
+// above every set listed appends their rows (dataset.ts appendManifestAndSums; the existing rows
+// are not rebuilt from the records), and the files are byte for byte what a full rewrite writes;
+// a sync that changes a set already listed writes them whole.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as dataset from '../../src-main/sync/dataset';
+import { servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
+
+// Spies only (the real writers run): they tell which way the files were written.
+vi.mock('../../src-main/sync/dataset', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src-main/sync/dataset')>();
+  return {
+    ...real,
+    writeManifestAndSums: vi.fn((...args: Parameters<typeof real.writeManifestAndSums>) => real.writeManifestAndSums(...args)),
+    appendManifestAndSums: vi.fn((...args: Parameters<typeof real.appendManifestAndSums>) => real.appendManifestAndSums(...args)),
+  };
+});
+
+describe('incremental manifest.csv and SHA256SUMS', () => {
+  const env = useService({ sets: 4, fileSize: 1024, slots: 2 });
+  let dest: string;
+  const read = (name: string) => fs.readFile(path.join(dest, name), 'utf8');
+
+  beforeAll(async () => {
+    dest = path.join(await tempDir('dsync-append-'), 'ds');
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    vi.mocked(dataset.writeManifestAndSums).mockClear();
+  });
+
+  /** The files as a full rewrite makes them: the manifest's mtime no longer matches the index fingerprint, so a no-op sync writes both whole. */
+  async function rewrittenWhole(): Promise<{ manifest: string; sums: string }> {
+    await fs.utimes(path.join(dest, 'manifest.csv'), new Date(), new Date(Date.now() - 60_000));
+    vi.mocked(dataset.writeManifestAndSums).mockClear();
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+    expect(dataset.writeManifestAndSums).toHaveBeenCalledTimes(1);
+    return { manifest: await read('manifest.csv'), sums: await read('SHA256SUMS') };
+  }
+
+  it('appends the rows of new sets, and they equal a full rewrite', async () => {
+    const { svc, collectionId } = env;
+    const manifestBefore = await read('manifest.csv');
+    const sumsBefore = await read('SHA256SUMS');
+    const added = await svc.admin.addSets(collectionId, { count: 3 });
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    expect(dataset.writeManifestAndSums).not.toHaveBeenCalled();
+    expect(dataset.appendManifestAndSums).toHaveBeenCalled();
+    const manifest = await read('manifest.csv');
+    const sums = await read('SHA256SUMS');
+    expect(manifest.startsWith(manifestBefore)).toBe(true);
+    expect(sums.startsWith(sumsBefore)).toBe(true);
+    for (const set of added) for (const f of set.files) expect(sums).toContain(`${f.sha256}  sets/${set.id}/${f.filename}`);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+    expect(await rewrittenWhole()).toEqual({ manifest, sums });
+  });
+
+  it('writes both whole when a set already listed changed', async () => {
+    const { svc, collectionId } = env;
+    const sets = await servedSets(svc, collectionId);
+    const edited = await svc.admin.editSet(sets[0]!.id, { slot_index: 1 });
+    await svc.admin.addSets(collectionId, { count: 1 });
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    expect(dataset.writeManifestAndSums).toHaveBeenCalledTimes(1);
+    const changed = edited.files.find((f) => f.slot_index === 1)!;
+    const manifest = await read('manifest.csv');
+    const sums = await read('SHA256SUMS');
+    expect(sums).toContain(`${changed.sha256}  sets/${edited.id}/${changed.filename}`);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+    expect(await rewrittenWhole()).toEqual({ manifest, sums });
+  });
+
+  it('writes both whole when the manifest was edited since it was written', async () => {
+    const { svc, collectionId } = env;
+    const good = await read('manifest.csv');
+    await fs.writeFile(path.join(dest, 'manifest.csv'), good.replace(/\n[^\n]+\n$/, '\n'));
+    await svc.admin.addSets(collectionId, { count: 1 });
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    expect(dataset.writeManifestAndSums).toHaveBeenCalledTimes(1);
+    const manifest = await read('manifest.csv');
+    expect(manifest.startsWith(good)).toBe(true);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+  });
+});
