@@ -3,6 +3,7 @@
 import type { Destination } from './destination/destination';
 import { indexUnchanged, writeManifestAndSums } from './dataset';
 import type { RunState } from './run-state';
+import { writeMediaFile } from './media/media-file';
 
 /**
  * Rewrites manifest.csv and SHA256SUMS — unless no set record changed since we last wrote them
@@ -11,12 +12,15 @@ import type { RunState } from './run-state';
  * a time, so memory stays flat in the set count. Entries of files found damaged and not healed
  * have been dropped before (disk-check.ts).
  */
-export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<void> {
+export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number }> {
   const store = state.store;
   store.compactIfWasteful();
   const index = state.head.index;
-  if (index && index.logBytes === store.logBytes && (await indexUnchanged(dest, index))) return;
+  const unchanged = index !== undefined && index.logBytes === store.logBytes && (await indexUnchanged(dest, index));
+  const mediaProblems = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
+  if (unchanged) return { mediaProblems };
   const written = await writeManifestAndSums(dest, () => store.all());
   state.head.index = { ...written, logBytes: store.logBytes };
   state.touch();
+  return { mediaProblems };
 }
