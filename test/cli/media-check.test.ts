@@ -36,7 +36,8 @@ function syncArgs(dest: string, ...extra: string[]): string[] {
   return ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, ...extra];
 }
 
-const withKey = () => ({ DATASET_SYNC_API_KEY: mainCollection(svc).apiKey });
+// The media check is on here (vitest.config.ts turns it off for the other tests).
+const withKey = () => ({ DATASET_SYNC_API_KEY: mainCollection(svc).apiKey, DATASET_SYNC_MEDIA_CHECK: undefined });
 
 /** A real ffprobe behind a script that logs each call: how many probes a sync ran. */
 async function loggingProber(): Promise<{ bin: string; calls: () => Promise<number> }> {
@@ -78,12 +79,12 @@ function parse(text: string): string[][] {
 const cells = (m: Listed) => [m.width, m.height, m.fps, m.duration, m.codec].map(String);
 
 describe('media check', () => {
-  it.skipIf(!hasFfprobe)(`probes every verified file once, writes media.csv and counts mediaProblems (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: 120_000 }, async () => {
+  it.skipIf(!hasFfprobe)(`probes every verified file once, writes media.csv and counts mediaProblems (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: 600_000 }, async () => {
     expect(faults.map((f) => f.kind).sort()).toEqual(['listing_lies', 'too_short', 'too_small', 'wrong_codec', 'wrong_format']);
     const prober = await loggingProber();
     const dest = path.join(work, 'ds');
     const env = { ...withKey(), DATASET_SYNC_FFPROBE: prober.bin };
-    const r = await runCli(syncArgs(dest, '--json'), { env });
+    const r = await runCli(syncArgs(dest, '--json'), { env, timeoutMs: 240_000 }); // a kill guard for a loaded machine, not a timing check
     expect(r.code).toBe(0);
     const events = parseNdjson(r.stdout);
     const summary = events.at(-1)!;
@@ -120,17 +121,17 @@ describe('media check', () => {
     expect(await prober.calls()).toBe(12);
 
     // A no-op sync probes nothing again; the human summary says how many files have a problem.
-    const again = await runCli(syncArgs(dest), { env });
+    const again = await runCli(syncArgs(dest), { env, timeoutMs: 240_000 });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('Media check: 5 files not as the collection');
     expect(await prober.calls()).toBe(12);
     expect(parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8'))).toEqual(csv);
   });
 
-  it('without a prober every file is unprobed, one warning says so, and the sync exits 0', { timeout: 120_000 }, async () => {
+  it('without a prober every file is unprobed, one warning says so, and the sync exits 0', { timeout: 600_000 }, async () => {
     const dest = path.join(work, 'ds-noprobe');
     // No ffprobe on PATH (the CLI runs as node by its absolute path) and none configured.
-    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), PATH: path.join(work, 'empty-bin'), DATASET_SYNC_FFPROBE: undefined } });
+    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), PATH: path.join(work, 'empty-bin'), DATASET_SYNC_FFPROBE: undefined }, timeoutMs: 240_000 });
     expect(r.code).toBe(0);
     const events = parseNdjson(r.stdout);
     const warnings = events.filter((e) => e.type === 'warning');

@@ -5,6 +5,7 @@
 // file's fault: the caller marks the file `unprobed` and says so once.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import type { MediaProbe } from '../../../src-shared/delivery-api';
 
 export type ProbeOutcome =
@@ -68,13 +69,19 @@ type Run = { ok: true; stdout: string } | { ok: false; started: boolean; detail:
 
 function run(bin: string, file: string, signal: AbortSignal): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(bin, [...ARGS, file], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, signal, windowsHide: true }, (err, stdout, stderr) => {
+    const child = execFile(bin, [...ARGS, file], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, signal, windowsHide: true }, (err, stdout, stderr) => {
       if (!err) return resolve({ ok: true, stdout });
       const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
       // Not started (ENOENT, EACCES...) or killed (timeout, abort): the prober failed, not the file.
       if (typeof e.code === 'string' || e.killed) return resolve({ ok: false, started: false, detail: e.killed ? 'ffprobe timed out' : `${bin}: ${e.code}` });
       resolve({ ok: false, started: true, detail: String(stderr).trim().split('\n')[0] || `ffprobe exited with ${e.code}` });
     });
+    try {
+      // Lowest priority: on a busy machine the transfers (hashing, writing) keep the CPU before the probes.
+      if (child.pid !== undefined) setPriority(child.pid, 19);
+    } catch {
+      // not permitted here (or the process already ended): it runs at normal priority
+    }
   });
 }
 
