@@ -107,6 +107,12 @@ export type SyncEvent =
   | { type: 'set'; setId: number; state: 'discovered' | 'complete' | 'failed' | 'skipped_gold' | 'skipped_subset' | 'not_served' | 'withdrawn'; files: number; isGold: boolean; reason?: string; code?: FailureCode }
   /** `code`: on a failed or retrying file, why (FailureCode); `reason` is the human detail. */
   | { type: 'file'; setId: number; fileId: number; path: string; sizeBytes: number; state: FileState; bytesDone?: number; attempt?: number; reason?: string; code?: FailureCode }
+  /**
+   * The media check of one file (docs/contracts.md §1, media.csv): `rules` and `listing` as in
+   * media.csv, `problems` the same findings in plain words. `probed`: checked in this sync; false
+   * for a file checked before whose recorded problem is said again.
+   */
+  | { type: 'media'; setId: number; path: string; rules: string; listing: string; problems: string[]; probed: boolean }
   | ProgressEvent
   | { type: 'warning'; message: string }
   | { type: 'summary'; summary: SyncSummary };
@@ -205,6 +211,8 @@ export interface SyncSummary {
   bytesHashed: number;
   requests: number;
   failures: Array<{ setId: number; fileId?: number; path?: string; reason: string; code: FailureCode }>;
+  /** Files of the dataset whose `rules` or `listing` in media.csv is not `ok` (unprobed and unreadable ones included). Always sent by this engine; absent from summaries of older versions (history). */
+  mediaProblems?: number;
   /**
    * The check of every recorded file at the start of the sync (regular file, size and mtime as
    * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.

@@ -38,6 +38,10 @@ export class SyncDisplay {
         else if (e.state === 'queued' && e.reason) this.line(`${e.path}: ${e.reason}, fetching it again`);
         else if (e.state === 'retrying' && !this.live) this.line(`retrying ${e.path} (attempt ${e.attempt ?? '?'}): ${e.reason ?? ''}`);
         break;
+      case 'media':
+        // Said when the file is checked; the summary's line counts every file with a problem.
+        if (e.probed && e.problems.length > 0 && e.rules !== 'unprobed') this.line(`media check: ${e.path}: ${e.problems.join('; ')}`);
+        break;
       case 'set':
         if (e.state === 'failed') this.line(`set ${e.setId} failed: ${e.reason ?? ''}`);
         else if (e.state === 'not_served') this.line(`set ${e.setId} is no longer served: ${e.reason ?? ''}`);
@@ -146,7 +150,7 @@ export function summaryText(s: SyncSummary): string {
   if (isNoOp(s)) {
     // The counts of a no-op (the sets of the overlap window looked at again) read as work done: say it plainly.
     const onDisk = s.diskCheck ? `${s.diskCheck.files} files on disk checked (size and time; nothing hashed)` : `${s.filesUpToDate} files checked`;
-    return `Up to date: nothing new since the last sync, nothing downloaded.\n${onDisk}; ${took}`;
+    return `Up to date: nothing new since the last sync, nothing downloaded.\n${onDisk}; ${took}${mediaLine(s)}`;
   }
   const head = s.fatal
     ? `Sync stopped: ${s.fatal.message}`
@@ -160,5 +164,11 @@ export function summaryText(s: SyncSummary): string {
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +
     `${formatBytes(s.bytesDownloaded)} in ${took}` +
     (s.diskCheck && s.diskCheck.missing + s.diskCheck.changed > 0 ? `; found on disk: ${s.diskCheck.missing} missing, ${s.diskCheck.changed} changed` : '');
-  return `${head}\n${body}`;
+  return `${head}\n${body}${mediaLine(s)}`;
+}
+
+/** The media check's line, only when some file of the dataset is not `ok` in media.csv. */
+function mediaLine(s: SyncSummary): string {
+  const n = s.mediaProblems ?? 0;
+  return n > 0 ? `\nMedia check: ${n} file${n === 1 ? '' : 's'} not as the collection's rules or the listing say (see media.csv)` : '';
 }

@@ -15,6 +15,7 @@ function storeMark(store: SetStore): number {
 export function indexListsStore(index: IndexFingerprint & { logBytes?: number }, store: SetStore): boolean {
   return index.logBytes === storeMark(store);
 }
+import { writeMediaFile } from './media/media-file';
 
 /**
  * Leaves manifest.csv and SHA256SUMS alone when no set record changed since we last wrote them
@@ -23,14 +24,17 @@ export function indexListsStore(index: IndexFingerprint & { logBytes?: number },
  * otherwise both are rewritten, records read one set at a time (memory stays flat in the set
  * count). Entries of files found damaged and not healed have been dropped before (disk-check.ts).
  */
-export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<void> {
+export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number }> {
   const store = state.store;
   store.compactIfWasteful();
   const index = state.head.index;
-  if (index && indexListsStore(index, store) && (await indexUnchanged(dest, index))) return;
+  const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
+  const mediaProblems = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
+  if (unchanged) return { mediaProblems };
   const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
   state.head.index = { ...written, logBytes: storeMark(store) };
   state.touch();
+  return { mediaProblems };
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */

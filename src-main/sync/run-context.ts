@@ -8,6 +8,7 @@ import type { Destination } from './destination/destination';
 import type { RetryPolicy } from './retry';
 import type { RunState } from './run-state';
 import type { Subset } from './subset';
+import type { MediaStage } from './media/media-stage';
 
 export interface RunContext {
   /** Where the dataset goes; the engine reaches it only through the Destination interface. */
@@ -33,6 +34,8 @@ export interface RunContext {
   readonly damaged: ReadonlyMap<number, string>;
   /** Sets whose folder a transfer found leading outside DEST (swapped for a link); their entries are checked again at the end. */
   readonly escaped: Set<number>;
+  /** The post-verify media check (media/media-stage.ts); absent where no dataset index is written. */
+  readonly media?: MediaStage;
   emit(e: SyncEvent): void;
   /**
    * True when `e` ends the sync: a fatal error (recorded, and the sync aborted) or the abort

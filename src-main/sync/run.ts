@@ -32,6 +32,7 @@ import { failSet, reportNotServed, syncSet } from './set-plan';
 import { loadState, peekState, recordsMatchHead } from './state';
 import { appendHistory } from './state/history';
 import { SetStore } from './state/set-store';
+import { MediaStage } from './media/media-stage';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
@@ -87,6 +88,8 @@ export class SyncRun {
   private diskCheck: DiskCheck | undefined;
   /** Progress events, from the collection's detail (setsTotal known) to the end of finish(). */
   private progress: ProgressTracker | undefined;
+  /** The post-verify media check, once the state is loaded. */
+  private media: MediaStage | undefined;
 
   constructor(
     private readonly options: SyncOptions,
@@ -242,6 +245,7 @@ export class SyncRun {
         state,
         damaged: check.damaged,
         escaped: this.escaped,
+        media: (this.media = new MediaStage(dest, state, (e) => this.emit(e), this.signal)),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
@@ -538,6 +542,7 @@ export class SyncRun {
       bytesHashed: 0,
       requests: 0,
       failures: [],
+      mediaProblems: 0,
       watermark: null,
       startedAt: new Date(this.startedAt).toISOString(),
       finishedAt: '',
@@ -565,13 +570,14 @@ export class SyncRun {
         }
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
+        await this.media?.idle(); // probes still running record their results before the index is written
         await state.settled();
         if (this.diskCheck) {
           // The sets this sync worked on are looked at again too: a file verified here may have gone since.
           const lost = await dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
           for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         }
-        await writeDatasetIndex(dest, state);
+        s.mediaProblems = (await writeDatasetIndex(dest, state)).mediaProblems;
         await state.saveIfChanged();
       } catch (e) {
         const err = localFsError(e, `write the dataset index in ${dest.label}`);

@@ -165,6 +165,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       }
       acc.filesUpToDate++;
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
+      ctx.media?.check(sp.local, rel, file);
       continue;
     }
     sp.outstanding++;
@@ -265,6 +266,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     ctx.state.putLocal(sp.local);
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
+    ctx.media?.check(sp.local, rel, file);
     ctx.state.saveSoon();
   } catch (e) {
     if (ctx.endsSync(e)) return;

@@ -4,6 +4,7 @@ import type { IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes, formatDateTime, humanize, shortHash } from '../format';
+import { useSync, type MediaProblem } from '../stores/sync';
 
 const STATUSES = ['accepted', 'in_review', 'rework', 'rejected', 'in_progress'];
 const PER_PAGE = 20;
@@ -31,6 +32,8 @@ export function SetsBrowser({ collectionId, detail }: { collectionId: number; de
   }, [load]);
 
   const fields = detail?.spec.participant_fields ?? DEFAULT_FIELDS;
+  // The media check of the last syncs (media events): only files with a problem are held.
+  const mediaProblems = useSync((st) => st.byCollection[collectionId]?.mediaProblems);
   const lastPage = data ? Math.max(1, Math.ceil(data.total / Math.max(1, data.per_page))) : 1;
 
   return (
@@ -69,7 +72,7 @@ export function SetsBrowser({ collectionId, detail }: { collectionId: number; de
       {error && <ErrorMessage error={error} summary="Could not load sets." />}
       {data && data.sets.length === 0 && <p className="muted">No {humanize(status).toLowerCase()} sets.</p>}
       {data?.sets.map((s) => (
-        <SetCard key={s.id} set={s} fields={fields} metadataOnly={s.status !== 'accepted'} />
+        <SetCard key={s.id} set={s} fields={fields} metadataOnly={s.status !== 'accepted'} media={mediaProblems} />
       ))}
     </div>
   );
@@ -81,14 +84,21 @@ function fieldValue(p: Participant, field: string): string {
   return typeof value === 'string' ? humanize(value) : String(value);
 }
 
-function SetCard({ set, fields, metadataOnly }: { set: SetRecord; fields: string[]; metadataOnly: boolean }) {
+function SetCard({ set, fields, metadataOnly, media }: { set: SetRecord; fields: string[]; metadataOnly: boolean; media: Record<string, MediaProblem> | undefined }) {
   const roles = [...set.participants].sort((a, b) => a.role.localeCompare(b.role));
+  const mediaOf = (filename: string): MediaProblem | undefined => media?.[`sets/${set.id}/${filename}`];
+  const mediaBad = set.files.filter((f) => mediaOf(f.filename)).length;
   return (
     <article className="card set-card" aria-labelledby={`set-${set.id}`} data-set-id={set.id}>
       <header className="set-head">
         <h3 id={`set-${set.id}`}>Set {set.id}</h3>
         <span className={`badge status-${set.status}`}>{humanize(set.status)}</span>
         {set.is_gold && <span className="badge gold">Gold standard</span>}
+        {mediaBad > 0 && (
+          <span className="badge tone-warn" data-testid="media-badge">
+            Media check: {mediaBad === 1 ? '1 file' : `${mediaBad} files`} not as required
+          </span>
+        )}
         <span className="muted small">
           submitted {formatDateTime(set.submitted_at)} · accepted {formatDateTime(set.accepted_at)} · updated {formatDateTime(set.updated_at)}
         </span>
@@ -136,6 +146,7 @@ function SetCard({ set, fields, metadataOnly }: { set: SetRecord; fields: string
               <th scope="col">SHA-256</th>
               <th scope="col">Media</th>
               <th scope="col">Check</th>
+              <th scope="col">Media check</th>
             </tr>
           </thead>
           <tbody>
@@ -155,6 +166,7 @@ function SetCard({ set, fields, metadataOnly }: { set: SetRecord; fields: string
                     {f.media.width}×{f.media.height}, {f.media.fps} fps, {f.media.duration} s, {f.media.codec}
                   </td>
                   <td className={f.check_status === 'passed' ? 'tone-ok' : 'tone-warn'}>{humanize(f.check_status)}</td>
+                  <MediaCell problem={mediaOf(f.filename)} />
                 </tr>
               ))}
           </tbody>
@@ -162,5 +174,15 @@ function SetCard({ set, fields, metadataOnly }: { set: SetRecord; fields: string
       </div>
       {metadataOnly && <p className="muted small">Metadata only.</p>}
     </article>
+  );
+}
+
+/** The dataset's media check of one file, in plain words (media.csv has the machine words). Files checked ok or not synced show a dash. */
+function MediaCell({ problem }: { problem: MediaProblem | undefined }) {
+  if (!problem) return <td className="muted">–</td>;
+  return (
+    <td className="tone-warn" data-testid="media-problem" title={`rules: ${problem.rules}; listing: ${problem.listing || '–'}`}>
+      {problem.problems.join('. ')}
+    </td>
   );
 }

@@ -78,6 +78,16 @@ export interface CollectionSyncView {
   sets: SetTally;
   warnings: string[];
   lastSummary: SyncSummary | null;
+  /** Files whose media check found a problem (`media` events), by path: kept across runs until a check finds the file ok. */
+  mediaProblems: Record<string, MediaProblem>;
+}
+
+/** A file's media check that is not ok (media.csv's `rules`/`listing` and the findings in plain words). */
+export interface MediaProblem {
+  setId: number;
+  rules: string;
+  listing: string;
+  problems: string[];
 }
 
 interface VerifyEntry {
@@ -146,6 +156,7 @@ export function emptySyncView(): CollectionSyncView {
     sets: { discovered: 0, complete: 0, failed: 0, skippedGold: 0, notServed: 0 },
     warnings: [],
     lastSummary: null,
+    mediaProblems: {},
   };
 }
 
@@ -188,7 +199,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
     switch (event.type) {
       case 'start':
         // A new run replaces the previous run's rows; the previous summary stays until this one ends.
-        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), paused: next.paused, lowSpace: next.lowSpace, full: event.full, lastSummary: next.lastSummary };
+        next = { ...emptySyncView(), running: true, startedAt: next.startedAt ?? new Date().toISOString(), paused: next.paused, lowSpace: next.lowSpace, full: event.full, lastSummary: next.lastSummary, mediaProblems: next.mediaProblems };
         rows = [];
         indexById = new Map();
         rowsCopied = true;
@@ -260,6 +271,13 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           }
         }
         break;
+      case 'media': {
+        const media = { ...next.mediaProblems };
+        if (event.rules === 'ok' && event.listing === 'ok') delete media[event.path];
+        else media[event.path] = { setId: event.setId, rules: event.rules, listing: event.listing, problems: event.problems };
+        next.mediaProblems = media;
+        break;
+      }
       case 'warning':
         next.warnings = [...next.warnings, event.message].slice(-MAX_WARNINGS);
         break;

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAllSync } from '../destination/local/atomic';
+import type { MediaEntry } from '../media/media-check';
 
 export interface FileEntry {
   setId: number;
@@ -31,6 +32,8 @@ export interface FileEntry {
   acceptedAt: string | null;
   updatedAt: string;
   downloadedAt: string;
+  /** The media check of this version of the file (media/media-stage.ts); absent until probed. */
+  media?: MediaEntry;
 }
 
 export interface LocalSet {

@@ -1,0 +1,57 @@
+// DEST/media.csv (docs/contracts.md §1): one row per file of the manifest, from the probe recorded
+// on its entry (FileEntry.media) judged against the collection's media_rules (collection.json)
+// and its listing. Written whole through Destination.writeAtomic, like the manifest, whenever the
+// manifest is; kept as it is on a no-op sync (then only counted for the summary).
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { Destination } from '../destination/destination';
+import type { LocalSet } from '../state/set-store';
+import { isProblem, judge, rulesOfCollectionJson } from './media-check';
+
+export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
+
+/** The manifest's CSV rules (dataset.ts): a cell a spreadsheet would evaluate gets a ' and quotes; a ";" is quoted. */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+const MEDIA_KEY = 'media.csv';
+
+/**
+ * Writes media.csv (rows in the manifest's order: set id, then slot) unless `indexUnchanged`
+ * and it is there; returns the files whose rules or listing is not `ok` (summary.mediaProblems).
+ */
+export async function writeMediaFile(dest: Destination, sets: () => Iterable<LocalSet>, indexUnchanged: boolean): Promise<number> {
+  if (indexUnchanged) {
+    const text = await dest.readText(MEDIA_KEY);
+    if (text !== null) return countProblems(text);
+  }
+  const rules = rulesOfCollectionJson(await dest.readText('collection.json'));
+  let problems = 0;
+  function* rows(): Generator<string[]> {
+    for (const set of sets()) {
+      const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+      for (const [rel, f] of entries) {
+        const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
+        const v = judge(rel, media, rules);
+        if (isProblem(v)) problems++;
+        const p = media?.probe;
+        yield [rel, ...(p ? [p.width, p.height, p.fps, p.duration, p.codec].map(String) : ['', '', '', '', '']), v.rules, v.listing];
+      }
+    }
+  }
+  const csv = stringify({ header: true, columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] });
+  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
+  await dest.writeAtomic(MEDIA_KEY, csv);
+  return problems;
+}
+
+/** Rows of media.csv (as written above) whose last two cells are not both `ok`. */
+function countProblems(text: string): number {
+  let n = 0;
+  const lines = text.split('\n');
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    if (line !== '' && !line.endsWith(',ok,ok')) n++;
+  }
+  return n;
+}

@@ -1,0 +1,148 @@
+// The media check (docs/contracts.md §1, media.csv; issue 22 point 2) as users run it: the CLI
+// syncs the demo's real videos with the service's media faults on, probes every verified file
+// with the real ffprobe (through a wrapper that logs its calls), writes media.csv, counts
+// mediaProblems, and probes nothing again on a no-op sync. Without a prober the sync still exits
+// 0: every file is `unprobed` and one warning says why. Tests that need ffprobe skip, saying
+// why, where it is absent.
+import { spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReferenceService } from '../../src-service/index';
+import type { MediaFaultEntry } from '../../src-service/admin-client';
+import { mainCollection, parseNdjson, runCli, tempDir, type Service } from '../engine/helpers';
+
+const hasFfprobe = spawnSync('ffprobe', ['-version']).status === 0;
+const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
+
+let svc: Service;
+let work: string;
+let collectionId: number;
+let faults: MediaFaultEntry[];
+
+beforeAll(async () => {
+  work = await tempDir('dsync-media-');
+  // Its own service (not useService): that one clears every fault, media faults included, after each test.
+  svc = await startReferenceService({ dataDir: path.join(work, 'service'), seed: 7, sets: 6, slots: 2, mediaFaults: true });
+  collectionId = mainCollection(svc).collectionId;
+  faults = await svc.admin.listMediaFaults();
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+function syncArgs(dest: string, ...extra: string[]): string[] {
+  return ['sync', '--base-url', svc.deliveryBaseUrl, '--collection', String(collectionId), '--dest', dest, ...extra];
+}
+
+// The media check is on here (vitest.config.ts turns it off for the other tests).
+const withKey = () => ({ DATASET_SYNC_API_KEY: mainCollection(svc).apiKey, DATASET_SYNC_MEDIA_CHECK: undefined });
+
+/** A real ffprobe behind a script that logs each call: how many probes a sync ran. */
+async function loggingProber(): Promise<{ bin: string; calls: () => Promise<number> }> {
+  const bin = path.join(work, 'ffprobe-logged.sh');
+  const log = path.join(work, 'ffprobe-calls.log');
+  await fs.writeFile(bin, `#!/bin/sh\necho "$*" >> '${log}'\nexec ffprobe "$@"\n`, { mode: 0o755 });
+  return {
+    bin,
+    calls: async () => (await fs.readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
+  };
+}
+
+type Listed = { width: number; height: number; fps: number; duration: number; codec: string };
+
+/** The dataset's files with their listing's `media` (set.json keeps the listing's documented fields). */
+async function listedFiles(dest: string): Promise<Map<string, { setId: number; slot: number; media: Listed }>> {
+  const out = new Map<string, { setId: number; slot: number; media: Listed }>();
+  for (const id of await fs.readdir(path.join(dest, 'sets'))) {
+    const set = JSON.parse(await fs.readFile(path.join(dest, 'sets', id, 'set.json'), 'utf8')) as { id: number; files: Array<{ filename: string; slot_index: number; media: Listed }> };
+    for (const f of set.files) out.set(`sets/${set.id}/${f.filename}`, { setId: set.id, slot: f.slot_index, media: f.media });
+  }
+  return out;
+}
+
+function ffprobeSize(file: string): { width: number; height: number } {
+  const r = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'json', file], { encoding: 'utf8' });
+  const s = (JSON.parse(r.stdout) as { streams: Array<{ width: number; height: number }> }).streams[0]!;
+  return { width: s.width, height: s.height };
+}
+
+/** media.csv's rows: no cell of this demo holds a comma or a quote; a cell holding ';' is quoted (RFC 4180, as csv-stringify writes it). */
+function parse(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split(',').map((c) => c.replace(/^"(.*)"$/, '$1')));
+}
+
+const cells = (m: Listed) => [m.width, m.height, m.fps, m.duration, m.codec].map(String);
+
+describe('media check', () => {
+  it.skipIf(!hasFfprobe)(`probes every verified file once, writes media.csv and counts mediaProblems (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: 600_000 }, async () => {
+    expect(faults.map((f) => f.kind).sort()).toEqual(['listing_lies', 'too_short', 'too_small', 'wrong_codec', 'wrong_format']);
+    const prober = await loggingProber();
+    const dest = path.join(work, 'ds');
+    const env = { ...withKey(), DATASET_SYNC_FFPROBE: prober.bin };
+    const r = await runCli(syncArgs(dest, '--json'), { env, timeoutMs: 240_000 }); // a kill guard for a loaded machine, not a timing check
+    expect(r.code).toBe(0);
+    const events = parseNdjson(r.stdout);
+    const summary = events.at(-1)!;
+    if (summary.type !== 'summary') throw new Error('no summary');
+    expect(summary.summary.mediaProblems).toBe(5);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([]);
+
+    const files = await listedFiles(dest);
+    expect(files.size).toBe(12);
+    const expected: string[][] = [];
+    for (const [rel, f] of [...files].sort(([, a], [, b]) => a.setId - b.setId || a.slot - b.slot)) {
+      const fault = faults.find((x) => x.set_id === f.setId && x.slot_index === f.slot)?.kind;
+      const m = f.media;
+      if (fault === 'too_small') expected.push([rel, ...cells(m), 'min_width;min_height', 'ok']);
+      else if (fault === 'too_short') expected.push([rel, ...cells(m), 'min_duration', 'ok']);
+      else if (fault === 'wrong_format') expected.push([rel, ...cells(m), 'format', 'ok']);
+      else if (fault === 'listing_lies') {
+        const real = ffprobeSize(path.join(dest, rel));
+        expect([m.width, m.height]).toEqual([1920, 1080]);
+        expected.push([rel, ...cells({ ...m, ...real }), 'ok', 'width;height']);
+      } else if (fault === 'wrong_codec') expected.push([rel, ...cells({ ...m, codec: m.codec === 'hevc' ? 'h264' : 'hevc' }), 'ok', 'codec']);
+      else expected.push([rel, ...cells(m), 'ok', 'ok']);
+    }
+    const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
+    expect(csv[0]).toEqual(['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing']);
+    expect(csv.slice(1)).toEqual(expected);
+
+    // One `media` event per probed file, the problem in plain words.
+    const media = events.filter((e) => e.type === 'media');
+    expect(media).toHaveLength(12);
+    const small = faults.find((f) => f.kind === 'too_small')!;
+    const smallEvent = media.find((e) => e.type === 'media' && e.setId === small.set_id && e.rules !== 'ok');
+    expect(smallEvent).toMatchObject({ rules: 'min_width;min_height', problems: ["Width 160 px is below the collection's minimum 320 px", "Height 120 px is below the collection's minimum 240 px"] });
+    expect(await prober.calls()).toBe(12);
+
+    // A no-op sync probes nothing again; the human summary says how many files have a problem.
+    const again = await runCli(syncArgs(dest), { env, timeoutMs: 240_000 });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('Media check: 5 files not as the collection');
+    expect(await prober.calls()).toBe(12);
+    expect(parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8'))).toEqual(csv);
+  });
+
+  it('without a prober every file is unprobed, one warning says so, and the sync exits 0', { timeout: 600_000 }, async () => {
+    const dest = path.join(work, 'ds-noprobe');
+    // No ffprobe on PATH (the CLI runs as node by its absolute path) and none configured.
+    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), PATH: path.join(work, 'empty-bin'), DATASET_SYNC_FFPROBE: undefined }, timeoutMs: 240_000 });
+    expect(r.code).toBe(0);
+    const events = parseNdjson(r.stdout);
+    const warnings = events.filter((e) => e.type === 'warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ message: expect.stringContaining('ffprobe could not run') });
+    const summary = events.at(-1)!;
+    if (summary.type !== 'summary') throw new Error('no summary');
+    expect(summary.summary.filesDownloaded).toBe(12);
+    expect(summary.summary.mediaProblems).toBe(12);
+    const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
+    expect(csv).toHaveLength(13);
+    for (const row of csv.slice(1)) expect(row.slice(1)).toEqual(['', '', '', '', '', 'unprobed', '']);
+  });
+});
