@@ -1,12 +1,14 @@
 // Electron bootstrap, kept thin: single instance, one secure window, IPC wiring with a
 // sender check, menu, notifications and quit handling. Everything testable lives in
 // app/ (security, services) and ipc/ (handlers), which never import Electron.
-import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, safeStorage, session, shell, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { EventChannel, EventChannels } from '../src-shared/ipc-contract';
 import { INVOKE_CHANNELS } from '../src-shared/ipc-channels';
 import { useSystemProxy } from './api/system-proxy';
+import { MEDIA_SCHEME } from './app/media/media-request';
 import { createMainServices, type MainServices } from './ipc/services';
 import {
   CONTENT_SECURITY_POLICY,
@@ -41,6 +43,11 @@ let mainWindow: BrowserWindow | null = null;
 let services: MainServices | null = null;
 let stopDemoService: (() => Promise<void>) | null = null;
 let quitting = false;
+
+// The dataset's thumbnails and videos (app/media/media-request.ts). Privileged before ready, as
+// Electron requires: standard (a host and real paths), secure (like https: no mixed-content
+// block), stream (so <video> can seek with Range requests), supportFetchAPI.
+protocol.registerSchemesAsPrivileged([{ scheme: MEDIA_SCHEME, privileges: { standard: true, secure: true, stream: true, supportFetchAPI: true } }]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -136,6 +143,7 @@ async function start(): Promise<void> {
     },
   });
   registerIpc(services);
+  registerMediaProtocol(services);
   Menu.setApplicationMenu(buildMenu());
   createWindow();
   app.on('activate', () => {
@@ -179,6 +187,15 @@ function registerIpc(current: MainServices): void {
       return handler(arg);
     });
   }
+}
+
+/** dataset-media://local/... answered by the same handler the web bridge uses: only verified files of the chosen datasets. */
+function registerMediaProtocol(current: MainServices): void {
+  session.defaultSession.protocol.handle(MEDIA_SCHEME, async (request) => {
+    const answer = await current.media.handle({ url: request.url, method: request.method, headers: { range: request.headers.get('range') } });
+    const body = answer.body ? (Readable.toWeb(answer.body) as unknown as ReadableStream<Uint8Array>) : null;
+    return new Response(body, { status: answer.status, headers: answer.headers });
+  });
 }
 
 function createWindow(): void {

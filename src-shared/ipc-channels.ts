@@ -33,6 +33,9 @@ export const CORE_INVOKE_CHANNELS = [
   'app:openExternal',
   'autosync:next',
   'sync:all',
+  'dataset:sets',
+  'dataset:reveal',
+  'media:base',
 ] as const satisfies ReadonlyArray<keyof CoreInvokeChannels>;
 
 export type CoreInvokeChannel = (typeof CORE_INVOKE_CHANNELS)[number];

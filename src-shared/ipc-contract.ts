@@ -12,11 +12,13 @@ import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
 import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
 import type { SecretStoreKind } from './secret-store-kind';
+import { datasetSetsArgSchema, revealArgSchema, type DatasetSetsPage, type RevealResult } from './dataset-sets';
 import { bucketLocationSchema, bucketSecretSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
 
 export type { CollectionDatasetSettings, SettingsPatch, SettingsView, Account } from './settings';
 
 export type { SecretStoreKind };
+export type { DatasetSet, DatasetSetRow, DatasetSetsPage, DatasetSetsQuery, FileMediaCheck, RevealResult } from './dataset-sets';
 
 export type IpcErrorKind =
   | 'invalid_argument' // the window sent something the contract does not allow
@@ -209,6 +211,10 @@ export const coreArgSchemas = {
   'app:openExternal': args({ url: text(2048) }),
   'autosync:next': noArgument(),
   'sync:all': noArgument(),
+  // Previews and playback (src-main/app/media): the dataset's own sets, files shown in the file manager, the media URL base.
+  'dataset:sets': datasetSetsArgSchema,
+  'dataset:reveal': revealArgSchema,
+  'media:base': noArgument(),
 } as const satisfies { [C in keyof CoreResults]: z.ZodType };
 
 /** What each core channel answers. Collection channels act on the active account's collections. */
@@ -261,6 +267,15 @@ export interface CoreResults {
   'autosync:next': { minutes: number; nextAt: string } | null;
   /** Syncs every collection of the active account that has a folder, one after the other; answers their ids at once. */
   'sync:all': number[];
+  /** A page of the sets in the dataset folder (verified files, participants, media check), filtered. */
+  'dataset:sets': DatasetSetsPage;
+  /** Shows a set's folder, or one verified file of it, in the file manager. */
+  'dataset:reveal': RevealResult;
+  /**
+   * Where the window loads previews and videos from: `dataset-media://local/` in the app, the web
+   * bridge's `/media/<token>/` in a browser. Then `<base>video|thumb/<collectionId>/<setId>/<file name>`.
+   */
+  'media:base': string;
 }
 
 type Schemas = typeof coreArgSchemas;

@@ -6,7 +6,7 @@
 // - and carry the per-run random token, which only the URL the bridge printed holds.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { BRIDGE_PATH, BRIDGE_TOKEN_PARAM } from './protocol';
+import { BRIDGE_PATH, BRIDGE_TOKEN_PARAM, MEDIA_PATH } from './protocol';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost'];
 
@@ -48,4 +48,18 @@ export function refuseWebSocket(headers: IncomingHttpHeaders, requestUrl: string
   if (url.pathname !== BRIDGE_PATH) return 'No such WebSocket.';
   if (!sameToken(url.searchParams.get(BRIDGE_TOKEN_PARAM) ?? '', token)) return 'Missing or wrong bridge token.';
   return null;
+}
+
+/** The media URLs' path prefix on the bridge: the token is part of the path (an <img> or <video> cannot send a header). */
+export function mediaPathPrefix(token: string): string {
+  return `${MEDIA_PATH}${token}/`;
+}
+
+/**
+ * For a request under MEDIA_PATH: null when it carries this run's token (then the media
+ * handler decides what it may have), else why not. Compared in constant time.
+ */
+export function refuseMedia(pathname: string, token: string): string | null {
+  const given = pathname.slice(MEDIA_PATH.length).split('/')[0] ?? '';
+  return sameToken(given, token) ? null : 'Missing or wrong bridge token.';
 }

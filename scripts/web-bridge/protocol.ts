@@ -4,6 +4,8 @@ import type { EventChannel, EventChannels, IpcResult } from '../../src-shared/ip
 
 export const BRIDGE_PATH = '/bridge';
 export const BRIDGE_CLIENT_PATH = '/bridge-client.js';
+/** Thumbnails and videos: /media/<token>/video|thumb/<collectionId>/<setId>/<file name> (src-main/app/media/media-request.ts). */
+export const MEDIA_PATH = '/media/';
 /** The per-run token: in the page URL's fragment (never sent over HTTP), then in the WebSocket URL's query. */
 export const BRIDGE_TOKEN_PARAM = 'bridge-token';
 

@@ -17,8 +17,8 @@ import { isInvokeChannel } from '../../src-shared/ipc-channels';
 import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import type { SecretStore } from '../../src-main/secrets/secret-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
-import { newBridgeToken, refuseHttp, refuseWebSocket } from './admission';
-import { BRIDGE_CLIENT_PATH, BRIDGE_TOKEN_PARAM, type BridgePush, type BridgeRequest, type BridgeResponse } from './protocol';
+import { mediaPathPrefix, newBridgeToken, refuseHttp, refuseMedia, refuseWebSocket } from './admission';
+import { BRIDGE_CLIENT_PATH, MEDIA_PATH, BRIDGE_TOKEN_PARAM, type BridgePush, type BridgeRequest, type BridgeResponse } from './protocol';
 
 export interface StartBridgeOptions {
   /** The built renderer (buildRenderer's outDir): index.html and assets. */
@@ -129,6 +129,25 @@ async function serveStatic(rendererDir: string, req: IncomingMessage, res: Serve
   }
 }
 
+/** Thumbnails and videos: this run's token in the path, then the same handler as the app's dataset-media:// protocol. */
+async function serveMedia(services: MainServices, token: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  const refused = refuseMedia(pathname, token);
+  if (refused) {
+    res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end(refused);
+    return;
+  }
+  const answer = await services.media.handle({ url: `http://bridge${req.url ?? '/'}`, method: req.method ?? 'GET', headers: { range: req.headers.range } });
+  res.writeHead(answer.status, answer.headers);
+  if (!answer.body) {
+    res.end();
+    return;
+  }
+  answer.body.on('error', () => res.destroy());
+  res.on('close', () => answer.body?.destroy());
+  answer.body.pipe(res);
+}
+
 export async function startBridge(options: StartBridgeOptions): Promise<Bridge> {
   const sockets = new Set<WebSocket>();
   const notifications: Bridge['notifications'] = [];
@@ -141,6 +160,7 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
     for (const socket of sockets) if (socket.readyState === socket.OPEN) socket.send(text);
   };
 
+  const token = newBridgeToken();
   const settings = createConfSettingsStore({ cwd: options.settingsDir });
   if (options.baseUrl) settings.setBaseUrl(options.baseUrl);
   const services = createMainServices({
@@ -149,13 +169,16 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
     settings,
     pickFolder: async () => options.pickFolderAnswer(),
     showItemInFolder: (path) => void shownInFolder.push(path),
+    // No file manager behind a browser tab: "Show in folder" of a set or file answers its path only.
+    canShowInFolder: false,
+    mediaPathPrefix: mediaPathPrefix(token),
+    mediaBaseUrl: mediaPathPrefix(token),
     openExternal: async (url) => void openedExternal.push(url),
     notify: (title, body) => void notifications.push({ title, body }),
     emit,
     ...(options.batchIntervalMs ? { batchIntervalMs: options.batchIntervalMs } : {}),
   });
 
-  const token = newBridgeToken();
   let port = 0; // known once listening; nothing is answered before that
   const server = createServer((req, res) => {
     const refused = refuseHttp(req.headers, port);
@@ -163,7 +186,9 @@ export async function startBridge(options: StartBridgeOptions): Promise<Bridge> 
       res.writeHead(refused ? 403 : 405, { 'Content-Type': 'text/plain; charset=utf-8' }).end(refused ?? 'Only GET.');
       return;
     }
-    serveStatic(options.rendererDir, req, res).catch((e: unknown) => {
+    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    const served = pathname.startsWith(MEDIA_PATH) ? serveMedia(services, token, req, res) : serveStatic(options.rendererDir, req, res);
+    served.catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(`Bridge error: ${(e as Error).message}`);
     });

@@ -65,7 +65,10 @@ export const CONTENT_SECURITY_POLICY = [
   // Inline style attributes (React style props, virtualised list offsets) are harmless
   // compared with script; the renderer's own <meta> CSP allows them too.
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  // Thumbnails and videos of the dataset's verified files come from the app's own protocol
+  // (app/media/media-request.ts), or same-origin from the web bridge.
+  "img-src 'self' data: dataset-media:",
+  "media-src 'self' dataset-media:",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",

@@ -7,6 +7,7 @@ import type { SettingsStore } from '../settings/settings-store';
 import { BucketLocations, type OpenBucket } from './bucket-locations';
 import { ConnectionManager } from './connection';
 import { Datasets } from './datasets';
+import { DatasetMedia } from './media/dataset-media';
 import { RecruiterConnection } from './recruiter-connection';
 import { Scheduler } from './scheduler';
 import { SyncController, type Emit } from './sync-controller';
@@ -25,6 +26,12 @@ export interface AppServicesDeps {
   readFreeBytes?: (dest: string) => Promise<number | null>;
   /** The engine's bucket destination; without it the app offers folders only. */
   openBucket?: OpenBucket;
+  /** Reveals a path in the file manager (Electron's shell.showItemInFolder). */
+  showItemInFolder(path: string): void;
+  /** False where there is no file manager (the web bridge): "Show in folder" answers the path only. Default true. */
+  canShowInFolder?: boolean;
+  /** The media URLs' path prefix (the web bridge's '/media/<token>/'); default '/'. */
+  mediaPathPrefix?: string;
 }
 
 export interface AppServices {
@@ -36,6 +43,8 @@ export interface AppServices {
   buckets: BucketLocations;
   scheduler: Scheduler;
   syncAll: SyncAll;
+  /** Previews, playback and "Show in folder" of the datasets' verified files. */
+  media: DatasetMedia;
   /** Cancels running syncs, waits for them to settle (partials stay), stops the timer. */
   shutdown(): Promise<void>;
 }
@@ -57,6 +66,13 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
   const datasets = new Datasets({ settings: deps.settings, connection, syncs, buckets, emit: deps.emit });
   const scheduler = new Scheduler({ settings: deps.settings, connection, syncs, emit: deps.emit });
   const syncAll = new SyncAll({ settings: deps.settings, syncs, emit: deps.emit });
+  const media = new DatasetMedia({
+    folder: (collectionId) => datasets.folder(collectionId),
+    showItemInFolder: deps.showItemInFolder,
+    canShowInFolder: deps.canShowInFolder ?? true,
+    onNotice: (message) => deps.emit('notice', { level: 'warning', message }),
+    ...(deps.mediaPathPrefix ? { pathPrefix: deps.mediaPathPrefix } : {}),
+  });
   let closing: Promise<void> | null = null;
   return {
     settings: deps.settings,
@@ -67,6 +83,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     buckets,
     scheduler,
     syncAll,
+    media,
     shutdown: () =>
       (closing ??= (async () => {
         scheduler.stop();

@@ -6,6 +6,7 @@ import type { AppServices } from '../app/services';
 import { checkExternalUrl } from '../app/security';
 import { coreArgSchemas, type CoreArgs, type CoreInvokeChannels, type IpcResult } from '../../src-shared/ipc-contract';
 import type { CoreInvokeChannel } from '../../src-shared/ipc-channels';
+import { ELECTRON_MEDIA_BASE } from '../app/media/media-request';
 import { handle } from './handle';
 import { createRecruiterHandlers, type RecruiterHandlers } from './recruiter-handlers';
 import { toIpcError } from './to-ipc-error';
@@ -15,6 +16,8 @@ export interface ShellDeps {
   pickFolder(): Promise<string | null>;
   showItemInFolder(path: string): void;
   openExternal(url: string): Promise<void>;
+  /** Where the window loads media from (default: the Electron protocol's dataset-media://local/). */
+  mediaBaseUrl?: string;
   log?: (message: string, error: unknown) => void;
 }
 
@@ -77,6 +80,9 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
     },
     'autosync:next': async () => app.scheduler.next(),
     'sync:all': async () => app.syncAll.start(connection.activeAccountId()),
+    'dataset:sets': ({ collectionId, ...query }) => app.media.sets(collectionId, query),
+    'dataset:reveal': ({ collectionId, setId, filename }) => app.media.reveal(collectionId, setId, filename),
+    'media:base': async () => shell.mediaBaseUrl ?? ELECTRON_MEDIA_BASE,
   };
 
   const toError = (e: unknown) => toIpcError(e, [...connection.secretsToRedact(), ...app.buckets.secretsToRedact()], shell.log);

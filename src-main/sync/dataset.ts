@@ -304,7 +304,8 @@ export function parseManifest(text: string): Array<{ path: string; sha256: strin
   return rows.filter((r) => r.length > 1).map((r) => ({ path: r[iPath] ?? '', sha256: r[iSha] ?? '', sizeBytes: Number(r[iSize]) }));
 }
 
-function parseCsv(text: string): string[][] {
+/** RFC 4180 rows as the engine writes them (manifest.csv, media.csv). */
+export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';

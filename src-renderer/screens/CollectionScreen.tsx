@@ -90,7 +90,7 @@ export function CollectionScreen({ collectionId, tab }: { collectionId: number; 
         {tab === 'overview' &&
           (entry?.detail ? <OverviewPanel detail={entry.detail} /> : !entry?.error && <p className="muted">Loading collection…</p>)}
         {tab === 'sync' && <SyncPanel collectionId={collectionId} />}
-        {tab === 'sets' && <SetsBrowser collectionId={collectionId} detail={entry?.detail ?? null} />}
+        {tab === 'sets' && <SetsBrowser collectionId={collectionId} detail={entry?.detail ?? null} hasFolder={Boolean(listItem?.dest)} />}
       </div>
     </section>
   );

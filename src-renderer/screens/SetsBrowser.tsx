@@ -5,19 +5,27 @@ import { invoke } from '../api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes, formatDateTime, humanize, shortHash } from '../format';
 import { useSync, type MediaProblem } from '../stores/sync';
+import { DatasetSets } from './DatasetSets';
 
 const STATUSES = ['accepted', 'in_review', 'rework', 'rejected', 'in_progress'];
 const PER_PAGE = 20;
 const DEFAULT_FIELDS = ['age', 'gender', 'ethnicity'];
 
-export function SetsBrowser({ collectionId, detail }: { collectionId: number; detail: CollectionDetail | null }) {
-  const [status, setStatus] = useState('accepted');
+/** The Status choice that shows the sets in the dataset folder (previews, playback) instead of the service's. */
+const IN_DATASET = 'dataset';
+
+export function SetsBrowser({ collectionId, detail, hasFolder }: { collectionId: number; detail: CollectionDetail | null; hasFolder?: boolean }) {
+  // With a dataset folder the tab opens on what is in it; the service's lists stay one choice away.
+  const [chosen, setChosen] = useState<string | null>(null);
+  const status = chosen ?? (hasFolder ? IN_DATASET : 'accepted');
+  const setStatus = setChosen;
   const [page, setPage] = useState(1);
   const [data, setData] = useState<SetsPage | null>(null);
   const [error, setError] = useState<IpcError | null>(null);
   const [loading, setLoading] = useState(false);
 
   const load = useCallback(async () => {
+    if (status === IN_DATASET) return;
     setLoading(true);
     const result = await invoke('sets:list', { collectionId, status, page, perPage: PER_PAGE });
     setLoading(false);
@@ -36,25 +44,38 @@ export function SetsBrowser({ collectionId, detail }: { collectionId: number; de
   const mediaProblems = useSync((st) => st.byCollection[collectionId]?.mediaProblems);
   const lastPage = data ? Math.max(1, Math.ceil(data.total / Math.max(1, data.per_page))) : 1;
 
+  const statusSelect = (
+    <label>
+      Status{' '}
+      <select
+        value={status}
+        onChange={(e) => {
+          setStatus(e.target.value);
+          setPage(1);
+        }}
+      >
+        <option value={IN_DATASET}>In the dataset (synced)</option>
+        {STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {humanize(s)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  if (status === IN_DATASET) {
+    return (
+      <div className="sets-browser">
+        <DatasetSets collectionId={collectionId} toolbarStart={statusSelect} />
+      </div>
+    );
+  }
+
   return (
     <div className="sets-browser">
       <div className="sets-toolbar">
-        <label>
-          Status{' '}
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value);
-              setPage(1);
-            }}
-          >
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {humanize(s)}
-              </option>
-            ))}
-          </select>
-        </label>
+        {statusSelect}
         {status !== 'accepted' && <span className="badge">Metadata only: files of sets that are not accepted are never downloaded</span>}
         <span className="pager" aria-live="polite">
           <button type="button" onClick={() => setPage((p) => Math.max(1, p - 1))} disabled={loading || page <= 1}>

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:pause', 'sync:resume', 'sync:state', 'sync:history', 'verify:run', 'verify:cancel'] as const;
-const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all'] as const;
+const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all', 'media:base'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 const goodBucket = { endpoint: 'https://s3.example.org', region: 'us-east-1', bucket: 'research-data', prefix: 'faces/2026', accessKeyId: 'AKIAEXAMPLE' };
 
@@ -53,6 +53,15 @@ const cases: Array<[string, unknown, RegExp]> = [
     [c, { collectionId: 1, extra: true }, /Unexpected field "extra"/],
     [c, [1], /Expected an object/],
   ]),
+  ['dataset:sets', { collectionId: 1, page: 1 }, /Missing field "perPage"/],
+  ['dataset:sets', { collectionId: 1, page: 1, perPage: 500 }, /"perPage" must be an integer from 1 to 200/],
+  ['dataset:sets', { collectionId: 1, page: 1, perPage: 10, gold: 'yes' }, /"gold" must be one of gold, not_gold/],
+  ['dataset:sets', { collectionId: 1, page: 1, perPage: 10, setId: '1 OR 1' }, /"setId" must be digits of a set id/],
+  ['dataset:sets', { collectionId: 1, page: 1, perPage: 10, path: '/etc' }, /Unexpected field "path"/],
+  ['dataset:reveal', { collectionId: 1 }, /Missing field "setId"/],
+  ['dataset:reveal', { collectionId: 1, setId: 2, filename: '../../etc/passwd' }, /"filename" must be a file name/],
+  ['dataset:reveal', { collectionId: 1, setId: 2, filename: '..' }, /"filename" must be a file name/],
+  ['dataset:reveal', { collectionId: 1, setId: 2, filename: '/etc/passwd' }, /"filename" must be a file name/],
   ['accounts:switch', {}, /Missing field "accountId"/],
   ['accounts:switch', { accountId: '../x' }, /"accountId" must be an account id/],
   ['accounts:switch', { accountId: 7 }, /"accountId" must be a string/],

@@ -128,6 +128,9 @@ describe('renderer end to end', () => {
 
     // Sets browser: accepted sets with participants (no names) and files.
     await page.getByRole('tab', { name: 'Sets' }).click();
+    // With a folder the tab opens on the dataset's own sets (test/e2e/previews.test.ts); the service's list is one choice away.
+    expect(await page.getByLabel('Status').inputValue()).toBe('dataset');
+    await page.getByLabel('Status').selectOption('accepted');
     const setCards = page.locator('article.set-card');
     await setCards.first().waitFor();
     expect(await setCards.count()).toBe(SETS);

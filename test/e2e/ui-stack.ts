@@ -14,7 +14,8 @@ export interface UiStack extends BrowserApp {
 
 export async function startUiStack(opts: {
   name: string;
-  service: { seed: number; sets: number; fileSize: number; slots?: number };
+  /** Without fileSize the service serves its real demo videos. */
+  service: { seed: number; sets: number; fileSize?: number; slots?: number };
   viewport: { width: number; height: number };
 }): Promise<UiStack> {
   let next: string | null = null;

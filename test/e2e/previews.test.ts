@@ -1,0 +1,132 @@
+// The Sets tab's "In the dataset" view in real Chromium over the web bridge: after a real sync
+// of the reference service's demo videos, every verified file shows a thumbnail made by main's
+// ffmpeg, a click plays it in a <video> through the bridge's /media/<token>/ (the same handler
+// as the app's dataset-media:// protocol), filters narrow the list, the page size follows the
+// window height, and the media URLs refuse a wrong token.
+import { execFileSync } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUiStack, type UiStack } from './ui-stack';
+import { docScreenshot } from '../support/doc-screenshot';
+
+const SETS = 6;
+let stack: UiStack;
+
+function ffmpegPresent(): boolean {
+  try {
+    execFileSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  // No fileSize: the service serves its real demo clips (mp4 and mov in the main collection).
+  stack = await startUiStack({ name: 'previews', service: { seed: 7, sets: SETS, slots: 2 }, viewport: { width: 1280, height: 800 } });
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('Sets tab previews and playback', () => {
+  it('shows a thumbnail per verified file, plays one, filters, and fits the page to the window', async () => {
+    const { page, bridge, service, datasetDir } = stack;
+    const client = service.clients[0]!;
+    const collectionId = client.collections[0]!;
+    await page.goto(bridge.url);
+    await page.getByLabel('Base URL').fill(service.deliveryBaseUrl);
+    await page.getByLabel('API key').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const card = page.locator(`[data-collection-id="${collectionId}"]`);
+    await card.waitFor();
+    await card.getByRole('button').first().click();
+    await page.getByRole('button', { name: 'Folder…' }).click();
+    await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(datasetDir);
+    await page.getByRole('tab', { name: 'Sync' }).click();
+    await page.getByRole('button', { name: 'Sync', exact: true }).click();
+    await page.getByTestId('sync-result').waitFor({ timeout: 60_000 });
+
+    // With a folder, the Sets tab opens on the dataset's own sets.
+    await page.getByRole('tab', { name: 'Sets' }).click();
+    expect(await page.getByLabel('Status').inputValue()).toBe('dataset');
+    const pager = page.getByTestId('dataset-sets-pager');
+    await expect.poll(() => pager.textContent()).toMatch(new RegExp(`of ${SETS} sets in the dataset$`));
+    const rows = page.locator('article.dataset-set');
+    await rows.first().waitFor();
+
+    const hasFfmpeg = ffmpegPresent();
+    for (const width of [800, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      const thumbs = page.locator('article.dataset-set img');
+      await thumbs.first().waitFor();
+      // Every thumbnail on the page has loaded: a decoded JPEG (or the placeholder without ffmpeg).
+      await expect
+        .poll(() => thumbs.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)), { timeout: 60_000 })
+        .toBe(true);
+      if (hasFfmpeg) {
+        const widths = await thumbs.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
+        expect(new Set(widths)).toEqual(new Set([160]));
+      }
+    }
+    if (hasFfmpeg) {
+      const firstSet = Number(await rows.first().getAttribute('data-set-id'));
+      const names = await rows.first().locator('li.thumb').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.file ?? ''));
+      expect(names.length).toBeGreaterThan(0);
+      expect(firstSet).toBeGreaterThan(0);
+      await expect(access(join(datasetDir, '.dataset-sync', 'thumbs'))).resolves.toBeUndefined();
+    }
+
+    // Page size follows the window height: a short window shows fewer sets than a tall one.
+    await page.setViewportSize({ width: 1280, height: 560 });
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(1);
+    const short = await rows.count();
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await expect.poll(() => rows.count()).toBeGreaterThan(short);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Play the first file: the <video> gets data through Range requests to the bridge.
+    await page.locator('article.dataset-set .thumb-button').first().click();
+    const video = page.locator('dialog.player video');
+    await video.waitFor();
+    await expect.poll(() => video.evaluate((v) => (v as HTMLVideoElement).readyState), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    expect(await video.evaluate((v) => (v as HTMLVideoElement).error)).toBeNull();
+    await docScreenshot(page, 'sets-player');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await video.waitFor({ state: 'detached' });
+
+    // Filters: gold only, then a set id search.
+    await page.getByLabel('Gold').selectOption('gold');
+    await expect.poll(() => pager.textContent()).toMatch(/· \d+ of \d+ sets in the dataset/);
+    for (const badge of await rows.evaluateAll((as) => as.map((a) => a.querySelector('.badge.gold') !== null))) expect(badge).toBe(true);
+    await page.getByLabel('Gold').selectOption('');
+    const firstId = (await rows.first().getAttribute('data-set-id')) ?? '';
+    await page.getByLabel('Set id').fill(firstId);
+    await expect.poll(() => rows.evaluateAll((as, id) => as.length > 0 && as.every((a) => ((a as HTMLElement).dataset.setId ?? '').includes(id)), firstId)).toBe(true);
+    // Show in folder: the bridge has no file manager, it says so and names the path.
+    const only = rows.first();
+    expect(await only.getAttribute('data-set-id')).toBe(firstId);
+    await only.getByRole('button', { name: 'Show in folder', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'not available in the browser' }).textContent()).toContain(join(datasetDir, 'sets', firstId));
+    await page.getByLabel('Set id').fill('');
+    await expect.poll(() => pager.textContent()).toMatch(new RegExp(`· ${SETS} of ${SETS} sets in the dataset$`));
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await docScreenshot(page, 'sets');
+  });
+
+  it('the bridge refuses media URLs without its token, and files outside the dataset', async () => {
+    const { bridge, service } = stack;
+    const collectionId = service.clients[0]!.collections[0]!;
+    const wrong = await fetch(`${bridge.origin}/media/not-the-token/video/${collectionId}/1/x.mp4`);
+    expect(wrong.status).toBe(403);
+    const none = await fetch(`${bridge.origin}/media/`);
+    expect(none.status).toBe(403);
+    const outside = await fetch(`${bridge.origin}/media/${bridge.token}/video/${collectionId}/1/..%2F..%2Fmanifest.csv`);
+    expect(outside.status).toBe(404);
+    const state = await fetch(`${bridge.origin}/media/${bridge.token}/video/${collectionId}/1/state.json`);
+    expect(state.status).toBe(404);
+  });
+});
