@@ -2,6 +2,7 @@
 // (docs/contracts.md §1), rewritten only when something changed.
 import type { Destination } from './destination/destination';
 import { indexUnchanged, writeManifestAndSums } from './dataset';
+import { writeResearchFiles } from './research-files';
 import type { RunState } from './run-state';
 
 /**
@@ -15,8 +16,10 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   const store = state.store;
   store.compactIfWasteful();
   const index = state.head.index;
-  if (index && index.logBytes === store.logBytes && (await indexUnchanged(dest, index))) return;
-  const written = await writeManifestAndSums(dest, () => store.all());
-  state.head.index = { ...written, logBytes: store.logBytes };
-  state.touch();
+  if (!(index && index.logBytes === store.logBytes && (await indexUnchanged(dest, index)))) {
+    const written = await writeManifestAndSums(dest, () => store.all());
+    state.head.index = { ...written, logBytes: store.logBytes };
+    state.touch();
+  }
+  await writeResearchFiles(dest, state); // participants.csv and croissant.json, after the manifest they name
 }

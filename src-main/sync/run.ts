@@ -515,6 +515,7 @@ export class SyncRun {
           for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         }
         await writeDatasetIndex(dest, state);
+        if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;
         await state.saveIfChanged();
       } catch (e) {
         const err = localFsError(e, `write the dataset index in ${dest.label}`);

@@ -28,6 +28,19 @@ export interface IndexFingerprint {
   manifestFormat?: number;
 }
 
+export interface ResearchFingerprint {
+  /** How the files were written (research-files.ts RESEARCH_FORMAT). */
+  format: number;
+  /** manifest.csv when they were written: a rewritten manifest means set records changed. */
+  manifest: FileFingerprint;
+  participants: FileFingerprint;
+  croissant: FileFingerprint;
+  /** collection.json's title and spec as croissant.json describes them. */
+  collection: string;
+  /** Sets of the dataset with a participant whose consent is null (the summary's consentMissingSets). */
+  consentMissingSets: number;
+}
+
 export interface EngineState {
   version: 2;
   /**
@@ -45,6 +58,8 @@ export interface EngineState {
    * that changed nothing skips rewriting them (the bytes would be identical).
    */
   index?: IndexFingerprint & { logBytes: number };
+  /** participants.csv and croissant.json as last written, and the sets lacking a consent then (research-files.ts). */
+  research?: ResearchFingerprint;
   /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
   generation?: string;
 }
@@ -106,6 +121,8 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
   if (s.version === 2) {
     const index = s.index as EngineState['index'];
     if (index && typeof index.logBytes === 'number') state.index = index;
+    const research = s.research as EngineState['research'];
+    if (research && typeof research.consentMissingSets === 'number') state.research = research;
     return { state };
   }
   if (s.version === 1) {
