@@ -89,6 +89,7 @@ function SetCard({ set, fields, metadataOnly }: { set: SetRecord; fields: string
         <h3 id={`set-${set.id}`}>Set {set.id}</h3>
         <span className={`badge status-${set.status}`}>{humanize(set.status)}</span>
         {set.is_gold && <span className="badge gold">Gold standard</span>}
+        {roles.some((p) => p.consent === null) && <span className="badge tone-bad" data-testid="consent-missing">Consent missing</span>}
         <span className="muted small">
           submitted {formatDateTime(set.submitted_at)} · accepted {formatDateTime(set.accepted_at)} · updated {formatDateTime(set.updated_at)}
         </span>
