@@ -91,6 +91,18 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
       const fieldsOf = (id: string) => recordSets.find((r) => r['@id'] === id)?.field.map((f) => [f.name, f.source.fileObject['@id'], f.source.extract.column]);
       expect(fieldsOf('files')).toEqual(MANIFEST_COLUMNS.map((c) => [c, 'manifest.csv', c]));
       expect(fieldsOf('participants')).toEqual(PARTICIPANTS_COLUMNS.map((c) => [c, 'participants.csv', c]));
+      // The 1.0 specification's structure: every @id unique in the document, every source and key names a node that exists.
+      const everyId = [...ids, ...recordSets.map((r) => r['@id']), ...recordSets.flatMap((r) => r.field.map((f) => (f as unknown as { '@id': string })['@id']))];
+      expect(new Set(everyId).size).toBe(everyId.length);
+      for (const r of recordSets as unknown as Array<{ '@type': string; key: Array<{ '@id': string }>; field: Array<{ '@type': string; dataType: string; source: { fileObject: { '@id': string } } }> }>) {
+        expect(r['@type']).toBe('cr:RecordSet');
+        for (const k of r.key) expect(everyId).toContain(k['@id']);
+        for (const f of r.field) {
+          expect(f['@type']).toBe('cr:Field');
+          expect(f.dataType).toMatch(/^sc:(Text|Integer|Boolean)$/);
+          expect(ids).toContain(f.source.fileObject['@id']);
+        }
+      }
 
       // A no-op sync rewrites neither file and still reports the count.
       const before = await Promise.all(['participants.csv', 'croissant.json'].map((f) => fs.stat(path.join(dest, f))));
