@@ -6,7 +6,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
-import { PARTICIPANTS_COLUMNS } from '../../src-main/sync/participants-file';
+import { createLocalFolder } from '../../src-main/sync/destination/local-folder';
+import { PARTICIPANTS_COLUMNS, writeParticipantsCsv } from '../../src-main/sync/participants-file';
+import type { LocalSet } from '../../src-main/sync/state/set-store';
 import { CROISSANT_CONFORMS_TO } from '../../src-main/sync/croissant-file';
 import { sync, tempDir, useService } from './helpers';
 import { servedPage } from './pages';
@@ -144,6 +146,40 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
       const csv2 = await fs.readFile(path.join(dest, 'participants.csv'), 'utf8');
       expect(csv2.split('\n').filter((l) => l.startsWith(`${legacyId},`))).toHaveLength(2);
     } finally {
+      await fs.rm(outer, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!HAS_PYTHON)('neutralises cells a spreadsheet would evaluate, as the manifest does, and Python reads the values back', async () => {
+    const outer = await tempDir('dsync-research-');
+    const folder = createLocalFolder(path.join(outer, 'ds'));
+    try {
+      await folder.prepare();
+      const file = { setId: 7, fileId: 1, slotIndex: 1, slotKey: 'a', sizeBytes: 1, sha256: 'a'.repeat(64), mtimeMs: 1, participantRefs: 'r', isGold: false, acceptedAt: null, updatedAt: 'u', downloadedAt: 'd' };
+      const set: LocalSet = {
+        id: 7,
+        updatedAt: null,
+        isGold: false,
+        complete: true,
+        files: { 'sets/7/set_7_slot_01.mp4': file },
+        participants: [
+          { role: 'B', ref: '=HYPERLINK("http://x")', gender: '+1', ethnicity: 'a;b', group: 'gender', value: '-x', signed: false },
+          { role: 'A', ref: 'pr_1', age: 30, skinTone: null, group: 'gender', value: 'female', signed: true },
+        ],
+      };
+      const empty: LocalSet = { id: 8, updatedAt: null, isGold: false, complete: false, files: {}, participants: [{ role: 'A', ref: 'pr_2', group: 'g', value: 'v', signed: true }] };
+      await writeParticipantsCsv(folder, [set, empty]);
+      const text = await fs.readFile(path.join(outer, 'ds', 'participants.csv'), 'utf8');
+      expect(text).toContain(`"'=HYPERLINK(""http://x"")"`);
+      const rows = spawnSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="")))))', path.join(outer, 'ds', 'participants.csv')], { encoding: 'utf8' });
+      expect(JSON.parse(rows.stdout)).toEqual([
+        [...PARTICIPANTS_COLUMNS],
+        // Role order within the set; a set without files in the dataset is not listed.
+        ['7', 'A', 'pr_1', '30', '', '', '', 'gender', 'female', 'signed'],
+        ['7', 'B', `'=HYPERLINK("http://x")`, '', "'+1", 'a;b', '', 'gender', "'-x", 'missing'],
+      ]);
+    } finally {
+      await folder.close();
       await fs.rm(outer, { recursive: true, force: true });
     }
   });
