@@ -218,6 +218,12 @@ export interface SyncSummary {
    * verified; nothing hashed). Files missing or changed are downloaded again in the same sync.
    */
   diskCheck?: { files: number; missing: number; changed: number; durationMs: number };
+  /**
+   * Sets of the dataset with a participant whose consent is null (participants.csv `missing`):
+   * their files are complete, but not every participant signed. Absent when the sync stopped
+   * before the dataset files were written.
+   */
+  consentMissingSets?: number;
   /** A bucket destination's requests during the sync (its LISTs, bytes sent and read back); absent for a folder. */
   storage?: StorageStats;
   watermark: string | null;

@@ -4,6 +4,7 @@
 // files arrived or a sync failed. A sync whose bytes still to download outgrow the free space
 // is held and the window asks before it goes on. Collections are named by account too: two
 // services may both have a collection 1.
+import { consentMissingWords } from '../../src-shared/consent-words';
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
 import { createPauseGate, runSync as engineRunSync, type ControllablePauseGate, type PauseGate } from '../sync/engine';
@@ -335,9 +336,11 @@ export function inAppMessage(summary: SyncSummary, title: string, what: RunName 
   if (summary.cancelled) return { level: 'info', message: `${what} of ${title} cancelled; partial downloads are kept.` };
   if (summary.fatal) return { level: 'error', message: `${what} of ${title} failed: ${summary.fatal.message}` };
   const counts = `${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed`;
+  const consent = consentMissingWords(summary.consentMissingSets);
+  const tail = consent ? ` ${consent}.` : '';
   return summary.exitCode === 0
-    ? { level: 'info', message: `${what} of ${title} finished: ${counts}.` }
-    : { level: 'warning', message: `${what} of ${title} finished with failures: ${counts}.` };
+    ? { level: consent ? 'warning' : 'info', message: `${what} of ${title} finished: ${counts}.${tail}` }
+    : { level: 'warning', message: `${what} of ${title} finished with failures: ${counts}.${tail}` };
 }
 
 async function closeBucketRun(run: BucketRun | undefined): Promise<void> {

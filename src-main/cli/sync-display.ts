@@ -2,6 +2,7 @@
 // bytes, rate and ETA, one line per active file), plain periodic lines otherwise. NDJSON on
 // stdout is handled by the caller; this only draws for people.
 import type { ProgressEvent, SyncEvent, SyncPhase, SyncSummary } from '../../src-shared/sync-events';
+import { consentMissingWords } from '../../src-shared/consent-words';
 import { bar, formatBytes, formatDuration, formatRate } from './format';
 
 const PLAIN_INTERVAL_MS = 5000;
@@ -147,18 +148,23 @@ export function isNoOp(s: SyncSummary): boolean {
 
 export function summaryText(s: SyncSummary): string {
   const took = `${(s.durationMs / 1000).toFixed(1)} s, ${s.requests} requests`;
+  // Files complete is not everything in order: sets lacking a consent are said on every outcome that wrote the dataset files.
+  const consent = consentMissingWords(s.consentMissingSets);
+  const consentLine = consent ? `\n${consent} (participants.csv: consent "missing").` : '';
   if (isNoOp(s)) {
     // The counts of a no-op (the sets of the overlap window looked at again) read as work done: say it plainly.
     const onDisk = s.diskCheck ? `${s.diskCheck.files} files on disk checked (size and time; nothing hashed)` : `${s.filesUpToDate} files checked`;
-    return `Up to date: nothing new since the last sync, nothing downloaded.\n${onDisk}; ${took}${mediaLine(s)}`;
+    return `Up to date: nothing new since the last sync, nothing downloaded.${consentLine}\n${onDisk}; ${took}${mediaLine(s)}`;
   }
   const head = s.fatal
     ? `Sync stopped: ${s.fatal.message}`
     : s.cancelled
       ? 'Sync cancelled; partial downloads are kept and resume next time.'
       : s.exitCode === 0
-        ? 'Sync complete: every file verified.'
-        : 'Sync finished with failures (the rest is kept).';
+        ? consent
+          ? `Sync complete: every file verified, but ${consent} (participants.csv: consent "missing").`
+          : 'Sync complete: every file verified.'
+        : `Sync finished with failures (the rest is kept).${consentLine}`;
   const body =
     `sets ${s.sets} (complete ${s.setsComplete}, failed ${s.setsFailed}${s.setsNotServed.length ? `, no longer served ${s.setsNotServed.length}` : ''}${s.withdrawnSets ? `, withdrawn ${s.withdrawnSets}` : ''}); ` +
     `files downloaded ${s.filesDownloaded}, up to date ${s.filesUpToDate}, failed ${s.filesFailed}; ` +

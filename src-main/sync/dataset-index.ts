@@ -2,6 +2,7 @@
 // (docs/contracts.md §1), written only when something changed, and then for what changed.
 import type { Destination } from './destination/destination';
 import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
+import { writeResearchFiles } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import type { SetStore } from './state/set-store';
@@ -30,10 +31,12 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   const index = state.head.index;
   const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
   const mediaProblems = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
-  if (unchanged) return { mediaProblems };
-  const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
-  state.head.index = { ...written, logBytes: storeMark(store) };
-  state.touch();
+  if (!unchanged) {
+    const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
+    state.head.index = { ...written, logBytes: storeMark(store) };
+    state.touch();
+  }
+  await writeResearchFiles(dest, state); // participants.csv and croissant.json, after the manifest they name
   return { mediaProblems };
 }
 

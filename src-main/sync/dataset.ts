@@ -157,16 +157,15 @@ export function participantRefs(set: SetRecord): string {
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
- * manifest.csv is written by csv-stringify: `escape_formulas` adds the ' prefix, and
+ * manifest.csv (and participants.csv, participants-file.ts) is written by csv-stringify: `escape_formulas` adds the ' prefix, and
  * `quoted_match` quotes those cells and any holding a ";" (a spreadsheet in a locale whose
  * separator is ";" would otherwise split the cell there and could start a formula at the split).
  */
-const MANIFEST_CSV_OPTIONS: CsvOptions = {
-  header: true,
-  columns: [...MANIFEST_COLUMNS],
-  escape_formulas: true,
-  quoted_match: [FORMULA_START, ';'],
-};
+export function datasetCsvOptions(columns: readonly string[]): CsvOptions {
+  return { header: true, columns: [...columns], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
+}
+
+const MANIFEST_CSV_OPTIONS = datasetCsvOptions(MANIFEST_COLUMNS);
 
 /**
  * Bumped when the bytes written for the same rows change (2: csv-stringify with neutralised

@@ -578,6 +578,7 @@ export class SyncRun {
           for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         }
         s.mediaProblems = (await writeDatasetIndex(dest, state)).mediaProblems;
+        if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;
         await state.saveIfChanged();
       } catch (e) {
         const err = localFsError(e, `write the dataset index in ${dest.label}`);

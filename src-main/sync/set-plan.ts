@@ -7,6 +7,7 @@ import { consentStored, writeConsent } from './consents';
 import { filePresence } from './disk-check';
 import { participantRefs, writeSetJson } from './dataset';
 import { findCollisions } from './collisions';
+import { recordParticipants } from './participants-file';
 import { relFilePath } from './layout';
 import { localFsError } from './local-errors';
 import { checkFilename, isPositiveId } from './names';
@@ -133,6 +134,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
 
 async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
   const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [], queuedBytes: 0 };
+  recordParticipants(ctx.state, sp.local, set); // participants.csv is written from the records
   const refs = participantRefs(set);
   const names = new Set<string>();
   const acc = ctx.accounting;

@@ -31,6 +31,19 @@ export interface IndexFingerprint {
   lastSetId?: number;
 }
 
+export interface ResearchFingerprint {
+  /** How the files were written (research-files.ts RESEARCH_FORMAT). */
+  format: number;
+  /** manifest.csv when they were written: a rewritten manifest means set records changed. */
+  manifest: FileFingerprint;
+  participants: FileFingerprint;
+  croissant: FileFingerprint;
+  /** collection.json's title and spec as croissant.json describes them. */
+  collection: string;
+  /** Sets of the dataset with a participant whose consent is null (the summary's consentMissingSets). */
+  consentMissingSets: number;
+}
+
 export interface EngineState {
   version: 2;
   /**
@@ -50,6 +63,8 @@ export interface EngineState {
   index?: IndexFingerprint & { logBytes: number };
   /** The subset the dataset holds (subset.ts); absent: the whole collection. */
   subset?: Subset;
+  /** participants.csv and croissant.json as last written, and the sets lacking a consent then (research-files.ts). */
+  research?: ResearchFingerprint;
   /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
   generation?: string;
 }
@@ -113,6 +128,8 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
   if (s.version === 2) {
     const index = s.index as EngineState['index'];
     if (index && typeof index.logBytes === 'number') state.index = index;
+    const research = s.research as EngineState['research'];
+    if (research && typeof research.consentMissingSets === 'number') state.research = research;
     return { state };
   }
   if (s.version === 1) {

@@ -1,4 +1,5 @@
 import type { HistoryEntry, VerifyRun } from '../../src-shared/ipc-contract';
+import { consentMissingWords } from '../../src-shared/consent-words';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import { verifyVerdict } from '../../src-shared/verify-verdict';
 import { formatBytes, formatDateTime, formatDuration } from '../format';
@@ -6,7 +7,7 @@ import { formatBytes, formatDateTime, formatDuration } from '../format';
 function outcome(s: SyncSummary): string {
   if (s.cancelled) return 'Cancelled';
   if (s.fatal) return `Stopped: ${s.fatal.message}`;
-  if (s.exitCode === 0) return 'All verified';
+  if (s.exitCode === 0) return s.consentMissingSets ? `All verified; ${consentMissingWords(s.consentMissingSets)}` : 'All verified';
   if (s.exitCode === 1) return 'Some failed';
   return 'Failed';
 }
@@ -62,7 +63,7 @@ export function SyncHistory({ history }: { history: HistoryEntry[] | undefined }
                   <td className="num">{s.filesFailed}</td>
                   <td className="num">{formatBytes(s.bytesDownloaded)}</td>
                   <td>{s.setsNotServed.length ? s.setsNotServed.join(', ') : '–'}</td>
-                  <td className={s.exitCode === 0 && !s.cancelled ? 'tone-ok' : 'tone-warn'}>{outcome(s)}</td>
+                  <td className={s.exitCode === 0 && !s.cancelled && !s.consentMissingSets ? 'tone-ok' : 'tone-warn'}>{outcome(s)}</td>
                 </>
               )}
             </tr>

@@ -120,6 +120,7 @@ function SetCard({ set, fields, metadataOnly, media }: { set: SetRecord; fields:
             Media check: {mediaBad === 1 ? '1 file' : `${mediaBad} files`} not as required
           </span>
         )}
+        {roles.some((p) => p.consent === null) && <span className="badge tone-bad" data-testid="consent-missing">Consent missing</span>}
         <span className="muted small">
           submitted {formatDateTime(set.submitted_at)} · accepted {formatDateTime(set.accepted_at)} · updated {formatDateTime(set.updated_at)}
         </span>

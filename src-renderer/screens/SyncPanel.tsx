@@ -4,6 +4,7 @@ import type { FileState } from '../../src-shared/sync-events';
 import { DatasetCardView } from '../components/DatasetCardView';
 import { useDataset } from '../stores/dataset';
 import { DatasetFolder, useDatasetFolder } from '../components/DatasetFolder';
+import { consentMissingWords } from '../../src-shared/consent-words';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { plainWarning } from '../failure-words';
 import { SyncProgress } from '../components/SyncProgress';
@@ -147,7 +148,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
           </p>
         )}
         {summary && !view.running && (
-          <p className={summary.exitCode === 0 && !summary.cancelled ? 'tone-ok' : 'tone-warn'} data-testid="sync-result" role="status">
+          <p className={summary.exitCode === 0 && !summary.cancelled && !summary.consentMissingSets ? 'tone-ok' : 'tone-warn'} data-testid="sync-result" role="status">
             {summary.cancelled
               ? 'Cancelled. Partial downloads are kept; the next Sync resumes them.'
               : summary.fatal
@@ -155,6 +156,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
                 : `${repaired ? 'Last repair' : 'Last sync'}: ${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed.`}
             {summary.setsNotServed.length > 0 && ` Sets no longer served: ${summary.setsNotServed.join(', ')}.`}
             {(summary.mediaProblems ?? 0) > 0 && ` Media check: ${summary.mediaProblems === 1 ? '1 file is' : `${summary.mediaProblems} files are`} not as the collection's rules or the listing say (see the Sets tab and media.csv).`}
+            {!summary.cancelled && !summary.fatal && summary.consentMissingSets ? ` ${consentMissingWords(summary.consentMissingSets)} (participants.csv: consent "missing").` : null}
           </p>
         )}
         {view.warnings.length > 0 && (

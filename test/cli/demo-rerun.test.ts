@@ -47,7 +47,7 @@ describe('npm run demo, run again', () => {
     const first = await demo(port, output);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain(`http://127.0.0.1:${port}/`);
-    expect(first.stderr).toContain('Sync complete: every file verified.');
+    expect(first.stderr).toContain('Sync complete: every file verified, but 4 sets have a participant without a signed consent');
     expect(first.stderr).toContain('Run it again to see an incremental no-op sync');
 
     const again = await demo(port, output);

@@ -14,6 +14,7 @@ import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient, keysU
 import { closedLoopbackPort } from '../support/closed-port';
 import { mainCollection, parseNdjson, runCli, servedSets, useService } from '../engine/helpers';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
+import { servedPage } from '../engine/pages';
 
 const run = promisify(execFile);
 const env = useService({ sets: 4, slots: 2, fileSize: 48 * 1024, seed: 2020 });
@@ -105,7 +106,8 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('the CLI syncs into a real Ceph
       expect(head.Metadata?.sha256).toBe(f.sha256);
     }
     const keys = await keysUnder(`${prefix}/`);
-    for (const k of ['collection.json', 'manifest.csv', 'SHA256SUMS']) expect(keys).toContain(`${prefix}/${k}`);
+    for (const k of ['collection.json', 'manifest.csv', 'SHA256SUMS', 'participants.csv', 'croissant.json']) expect(keys).toContain(`${prefix}/${k}`);
+    expect(first.summary?.consentMissingSets).toBe((await servedPage(env.svc)).sets.filter((s) => (s.participants as Array<{ consent: unknown }>).some((p) => p.consent === null)).length);
     // An independent client's copy passes sha256sum -c and lists exactly the served files.
     const copy = await checkedCopy(prefix);
     expect(copy.files.sort()).toEqual(expected.map((f) => f.key).sort());

@@ -36,6 +36,24 @@ export interface FileEntry {
   media?: MediaEntry;
 }
 
+/**
+ * A participant of the set as participants.csv lists it (docs/contracts.md §1), kept with the set's
+ * record when the set is planned, so the file is written at the end of a sync without reading
+ * any set.json back. A field the collection did not ask for is absent.
+ */
+export interface ParticipantEntry {
+  role: string;
+  ref: string;
+  age?: number;
+  gender?: string;
+  ethnicity?: string;
+  skinTone?: string | null;
+  group: string;
+  value: string;
+  /** False for a null consent (none on record). */
+  signed: boolean;
+}
+
 export interface LocalSet {
   id: number;
   /** The set's updated_at when it was last complete or failed; null for a set only known by its files. */
@@ -46,6 +64,8 @@ export interface LocalSet {
   leftAccepted?: string;
   /** Verified files, keyed by path relative to DEST ("sets/12/set_12_slot_01.mp4"). */
   files: Record<string, FileEntry>;
+  /** The set's participants in role order; absent in a record written before they were kept (participants-file.ts). */
+  participants?: ParticipantEntry[];
 }
 
 /** The stamp the destination gave when the file was verified (ObjectInfo.stamp). */

@@ -1,0 +1,93 @@
+// participants.csv (docs/contracts.md §1): one row per participant of the sets in the dataset,
+// with the demographics the collection asked for, the quota group and whether a consent is on
+// record. Built from the set records the engine keeps (state/set-store.ts ParticipantEntry), so
+// no set.json is read back at the end of a sync.
+import { createHash, type Hash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { Participant, SetRecord } from '../../src-shared/delivery-api';
+import { datasetCsvOptions } from './dataset';
+import type { Destination, ObjectInfo } from './destination/destination';
+import type { RunState } from './run-state';
+import type { LocalSet, ParticipantEntry } from './state/set-store';
+
+export const PARTICIPANTS_COLUMNS = ['set_id', 'role', 'participant_ref', 'age', 'gender', 'ethnicity', 'skin_tone', 'quota_group', 'quota_value', 'consent'] as const;
+
+function byRole(a: { role: string }, b: { role: string }): number {
+  return a.role < b.role ? -1 : a.role > b.role ? 1 : 0;
+}
+
+/** What participants.csv needs of one participant; a field the record does not carry stays absent (an empty cell). */
+function entryOf(p: Participant): ParticipantEntry {
+  return {
+    role: p.role,
+    ref: p.participant_ref,
+    ...(p.age !== undefined ? { age: p.age } : {}),
+    ...(p.gender !== undefined ? { gender: p.gender } : {}),
+    ...(p.ethnicity !== undefined ? { ethnicity: p.ethnicity } : {}),
+    ...(p.skin_tone !== undefined ? { skinTone: p.skin_tone } : {}),
+    group: p.quota_group.group,
+    value: p.quota_group.value,
+    signed: p.consent !== null,
+  };
+}
+
+/** The set's participants in role order, as the set record keeps them. */
+export function participantEntries(set: SetRecord): ParticipantEntry[] {
+  return [...set.participants].sort(byRole).map(entryOf);
+}
+
+/**
+ * Keeps the set's participants with its record (called when a set is planned). The record is
+ * written only when they changed, so an unchanged set leaves the store (and a no-op sync) alone.
+ */
+export function recordParticipants(state: RunState, local: LocalSet, set: SetRecord): void {
+  const now = participantEntries(set);
+  if (local.participants && JSON.stringify(local.participants) === JSON.stringify(now)) return;
+  local.participants = now;
+  state.putLocal(local);
+}
+
+/** The sets listed in participants.csv: those with files in the dataset (manifest.csv lists them). */
+export function inDataset(set: LocalSet): boolean {
+  return Object.keys(set.files).length > 0;
+}
+
+/** A set with at least one participant without a signed consent (a null consent). */
+export function consentMissing(set: LocalSet): boolean {
+  return (set.participants ?? []).some((p) => !p.signed);
+}
+
+function cells(setId: number, p: ParticipantEntry): string[] {
+  const opt = (v: string | number | null | undefined) => (v === undefined || v === null ? '' : String(v));
+  return [String(setId), p.role, p.ref, opt(p.age), opt(p.gender), opt(p.ethnicity), opt(p.skinTone), p.group, p.value, p.signed ? 'signed' : 'missing'];
+}
+
+/** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
+async function* participantsBody(sets: Iterable<LocalSet>, hash: Hash): AsyncGenerator<Buffer> {
+  async function* rows(): AsyncGenerator<string[]> {
+    for (const set of sets) {
+      if (!inDataset(set)) continue;
+      for (const p of [...(set.participants ?? [])].sort(byRole)) yield cells(set.id, p);
+    }
+  }
+  const csv = stringify(datasetCsvOptions(PARTICIPANTS_COLUMNS));
+  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
+  for await (const chunk of csv as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+export interface ParticipantsWritten {
+  info: ObjectInfo;
+  sha256: string;
+}
+
+/** Writes participants.csv atomically from `sets` (in set-id order: SetStore.all); returns what was written and its SHA-256 (croissant.json names it). */
+export async function writeParticipantsCsv(dest: Destination, sets: Iterable<LocalSet>): Promise<ParticipantsWritten> {
+  const hash = createHash('sha256');
+  const info = await dest.writeAtomic('participants.csv', participantsBody(sets, hash));
+  return { info, sha256: hash.digest('hex') };
+}
