@@ -55,9 +55,12 @@ export async function readHistoryIn(stateFolder: string): Promise<SyncSummary[]>
 
 /** history.jsonl not yet imported, newest first; null when there is none. */
 async function readLegacyHistory(stateFolder: string): Promise<SyncSummary[] | null> {
+  const file = path.join(stateFolder, LEGACY_HISTORY);
   let text: string;
   try {
-    text = await fs.readFile(path.join(stateFolder, LEGACY_HISTORY), 'utf8');
+    // A history.jsonl planted as a link is not the engine's: never read through it.
+    if (!(await fs.lstat(file)).isFile()) return null;
+    text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
