@@ -149,10 +149,10 @@ export interface VerifyRun {
 export interface DatasetCard {
   dest: string;
   consentsDir: string;
-  /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
+  /** From the engine's records (sync/state/queries.ts); null when they are unreadable. */
   filesOnDisk: number | null;
   bytesOnDisk: number | null;
-  /** Sets with files in manifest.csv; null when it is unreadable. */
+  /** Sets with verified files in the engine's records; null when they are unreadable. */
   setsOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;

@@ -8,7 +8,7 @@ import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
-import { readDatasetCard, readManifestEntries, readRunHistory, recordVerified } from './dataset-card';
+import { readCounts, readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -82,17 +82,14 @@ export class Datasets {
       collections.map(async (c): Promise<CollectionListItem> => {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);
         // The set counts are the detail's (one small request each, in parallel); a failure hides only them.
-        const [history, detail, entries] = await Promise.all([
-          dataset ? datasetHistory(dataset).catch(() => []) : [],
-          client.getCollection(c.id).catch(() => null),
-          dataset ? readManifestEntries(dataset.dest).catch(() => null) : null,
-        ]);
+        const [history, detail] = await Promise.all([dataset ? datasetHistory(dataset).catch(() => []) : [], client.getCollection(c.id).catch(() => null)]);
+        const counts = dataset && !dataset.bucket ? readCounts(dataset.dest) : null;
         const last = history[0] ?? null;
         return {
           ...c,
           dest: dataset?.dest ?? null,
           acceptedSets: detail?.sets.accepted ?? null,
-          onDisk: entries?.length ? { sets: new Set(entries.map((e) => e.setId)).size, bytes: entries.reduce((n, e) => n + e.sizeBytes, 0) } : null,
+          onDisk: counts?.files ? { sets: counts.setsWithFiles, bytes: counts.bytes } : null,
           lastSync: last && {
             finishedAt: last.finishedAt,
             exitCode: last.exitCode,

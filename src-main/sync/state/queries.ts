@@ -104,7 +104,7 @@ export class StateQueries {
   /** Files the last run did not change (up to date), in set and path order: `limit` after `offset`. */
   otherFiles(offset: number, limit: number): FileEntryAt[] {
     if (!this.db) return [];
-    return this.db.prepare<[number, number, number], FileRow>('SELECT * FROM files WHERE changed_run <> ? ORDER BY set_id, path LIMIT ? OFFSET ?').all(this.lastRun(), limit, offset).map(withPath);
+    return this.db.prepare<[number, number, number], FileRow>('SELECT * FROM files WHERE changed_run <> ? ORDER BY set_id, path LIMIT ? OFFSET ?').all(this.lastRun() || -1, limit, offset).map(withPath); // run 0: imported files, no run's changes
   }
 
   /** The verified files of set `id`, by path. */
