@@ -7,8 +7,9 @@ import type { SettingsStore } from '../settings/settings-store';
 import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
-import { readCounts, readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry, LocalSetsPage } from '../../src-shared/ipc-contract';
+import type { SetStatus } from '../sync/engine';
+import { readCounts, readDatasetCard, readLocalSetsPage, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -217,5 +218,10 @@ export class Datasets {
     const dataset = this.ownFolder(collectionId);
     const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
     return readDatasetCard(dataset, lastSummary);
+  }
+
+  /** A page of the sets the engine holds for the collection's folder (the Sets tab's local view). */
+  async setsPage(collectionId: number, page: { offset: number; limit: number; status?: SetStatus }): Promise<LocalSetsPage> {
+    return readLocalSetsPage(this.ownFolder(collectionId).dest, page);
   }
 }
