@@ -12,7 +12,7 @@
 // missing from manifest.csv until a --full sync. Commits are batched (RunState saves every few
 // seconds), so the fsync per commit costs nothing measurable.
 //
-// On first open an existing sets.jsonl / history.jsonl is imported (state-migration.ts).
+// On first open an existing sets.jsonl / history.jsonl is imported (legacy-logs.ts).
 import Database from 'better-sqlite3';
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
