@@ -19,6 +19,7 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:showInFolder',
   'dataset:showConsents',
   'dataset:card',
+  'dataset:setsPage',
   'dataset:chooseBucket',
   'dataset:testBucket',
   'sync:start',

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { CollectionDetail, CollectionSummary, Me, SetsPage } from './delivery-api';
 import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
-import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
+import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, oneOf, text } from './schema-kit';
 import type { SecretStoreKind } from './secret-store-kind';
 import { datasetSetsArgSchema, revealArgSchema, type DatasetSetsPage, type RevealResult } from './dataset-sets';
 import { bucketLocationSchema, bucketSecretSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
@@ -151,10 +151,10 @@ export interface VerifyRun {
 export interface DatasetCard {
   dest: string;
   consentsDir: string;
-  /** From manifest.csv; null when it is unreadable (the next sync rewrites it). */
+  /** From the engine's records (sync/state/queries.ts); null when they are unreadable. */
   filesOnDisk: number | null;
   bytesOnDisk: number | null;
-  /** Sets with files in manifest.csv; null when it is unreadable. */
+  /** Sets with verified files in the engine's records; null when they are unreadable. */
   setsOnDisk: number | null;
   /** Free space on the folder's disk; null when it cannot be read. */
   freeBytes: number | null;
@@ -168,6 +168,23 @@ export interface DatasetCard {
   /** The last run's failed, then downloaded, then up-to-date files; at most 2000. */
   lastRunFiles: DatasetFileRow[];
   lastRunFilesTruncated: boolean;
+}
+
+/** A set as the engine's records know it (one row of the Sets tab's local view). */
+export interface LocalSetRow {
+  id: number;
+  /** complete; incomplete (a file missing or failed); left_accepted (seen with another status by a full rescan). */
+  status: 'complete' | 'incomplete' | 'left_accepted';
+  updatedAt: string | null;
+  isGold: boolean;
+  files: number;
+  bytes: number;
+}
+
+/** A page of the engine's set records, in set-id order; `total` counts every page. */
+export interface LocalSetsPage {
+  total: number;
+  sets: LocalSetRow[];
 }
 
 export const connectArgSchema = args({ apiKey: apiKeySchema, baseUrl: baseUrlSchema });
@@ -194,6 +211,13 @@ export const coreArgSchemas = {
   'dataset:showInFolder': collectionRef,
   'dataset:showConsents': collectionRef,
   'dataset:card': collectionRef,
+  // A page of the sets the engine holds for the folder (never all of them: 250,000 sets page through).
+  'dataset:setsPage': args({
+    collectionId,
+    offset: integer(0, Number.MAX_SAFE_INTEGER),
+    limit: integer(1, 1000),
+    status: oneOf(['complete', 'incomplete', 'left_accepted'] as const).optional(),
+  }),
   // The secret goes to the keychain in main; it is never sent back to the window.
   'dataset:chooseBucket': args({ collectionId, location: bucketLocationSchema, secretAccessKey: bucketSecretSchema }),
   // Without a secret, the one stored for the same endpoint, bucket and access key id is used.
@@ -238,6 +262,7 @@ export interface CoreResults {
   /** Reveals the consents folder (kept beside the dataset, never inside it). */
   'dataset:showConsents': null;
   'dataset:card': DatasetCard;
+  'dataset:setsPage': LocalSetsPage;
   /** Checks the bucket (reachable, credentials, exists, writable), stores the secret in the keychain and the location in settings. */
   'dataset:chooseBucket': CollectionDatasetSettings;
   /** The Test button: what the bucket answered, in words (never a secret). */

@@ -1,14 +1,14 @@
-// What the window shows about a collection's dataset on disk: files and bytes (from
-// manifest.csv, which the engine writes atomically, so it is read safely during a sync too),
-// free space, the consents folder, the last verify and what the last sync changed per set.
+// What the window shows about a collection's dataset on disk: files and bytes, what the last
+// run changed and its files (asked of the engine's records, sync/state/queries.ts: one indexed
+// query each, read beside a running sync), free space, the consents folder, the last verify.
 // The app's own notes (last verify, last changes) live in DEST/.dataset-sync/app-notes.json:
 // they describe that folder, so they move and vanish with it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, VerifyRun } from '../../src-shared/ipc-contract';
+import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, LocalSetsPage, VerifyRun } from '../../src-shared/ipc-contract';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { verifyVerdict } from '../../src-shared/verify-verdict';
-import { parseManifest } from '../sync/dataset';
+import { queryState, type SetStatus, type StateCounts, type StateQueries } from '../sync/engine';
 import { defaultConsentsDir, stateDir } from '../sync/layout';
 
 /** The Files table after a restart lists at most this many of the last run's files. */
@@ -31,13 +31,6 @@ interface AppNotes {
   repairs?: string[];
 }
 
-export interface ManifestEntry {
-  setId: number;
-  path: string;
-  sizeBytes: number;
-  downloadedAt: string;
-}
-
 const notesPath = (dest: string) => path.join(stateDir(dest), 'app-notes.json');
 
 async function readNotes(dest: string): Promise<AppNotes> {
@@ -52,7 +45,23 @@ async function readNotes(dest: string): Promise<AppNotes> {
 async function updateNotes(dest: string, patch: AppNotes): Promise<void> {
   const next = { ...(await readNotes(dest)), ...patch };
   // The state dir exists once a sync ran; before that there is nothing to note.
-  await fs.writeFile(notesPath(dest), JSON.stringify(next), { mode: 0o644 }).catch(() => undefined);
+  await writeNotesAtomic(notesPath(dest), JSON.stringify(next)).catch(() => undefined);
+}
+
+/**
+ * Temp file beside the notes, then rename: a crash or a full disk mid-write leaves the previous
+ * notes whole, never half a JSON document. Not in the engine's tmp/ (a sync empties it when it
+ * starts); 'wx': never written through something planted under the temp name.
+ */
+async function writeNotesAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await fs.writeFile(tmp, text, { mode: 0o644, flag: 'wx' });
+    await fs.rename(tmp, file);
+  } catch (e) {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
 }
 
 /** A verify's result: the card's "Last verified", the Files table's damaged rows, a history row. */
@@ -94,55 +103,30 @@ export async function readRunHistory(dest: string, syncs: SyncSummary[]): Promis
   return entries.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
 }
 
-/** Every file manifest.csv lists; empty before the first sync; null when it is there but unreadable. */
-export async function readManifestEntries(dest: string): Promise<ManifestEntry[] | null> {
-  let text: string;
+/** The engine's counts of the folder's records; zeros before the first sync; null when they cannot be read. */
+export function readCounts(dest: string): StateCounts | null {
   try {
-    text = await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8');
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? [] : null;
-  }
-  return entriesOf(text);
-}
-
-function entriesOf(text: string): ManifestEntry[] | null {
-  // parseManifest gives path and size; the set is in the path (sets/<id>/...), and downloaded_at
-  // is the row's last column (never quoted: an ISO time), read from the same line.
-  const lines = text.split('\n').slice(1).filter((line) => line.trim());
-  let basics;
-  try {
-    basics = parseManifest(text);
+    return queryState(stateDir(dest), (q) => q.counts());
   } catch {
-    return null; // edited by hand or cut short: the next sync rewrites it
+    return null; // a damaged state.db: the next sync says why
   }
-  return basics.map((b, i) => {
-    const line = lines[i] ?? '';
-    return {
-      setId: Number(/^sets\/(\d+)\//.exec(b.path)?.[1] ?? 0),
-      path: b.path,
-      sizeBytes: b.sizeBytes,
-      downloadedAt: line.includes(b.path) ? line.slice(line.lastIndexOf(',') + 1).trim() : '',
-    };
-  });
 }
 
-/** Set ids with files on disk: taken before a sync so its changes can be told apart (new vs edited). */
-export async function setIdsOnDisk(dest: string): Promise<Set<number>> {
-  return new Set(((await readManifestEntries(dest)) ?? []).map((e) => e.setId));
+/** A page of the folder's set records in set-id order (the Sets tab pages through 250,000 without loading them). */
+export function readLocalSetsPage(dest: string, page: { offset: number; limit: number; status?: SetStatus }): LocalSetsPage {
+  return queryState(stateDir(dest), (q) => q.pageOfSets(page));
 }
 
-/** Records which sets the finished run added, changed or saw leave "accepted". */
-export async function recordChanges(dest: string, before: ReadonlySet<number>, summary: SyncSummary): Promise<void> {
+/** Records which sets the finished run added, changed or saw leave "accepted" (the engine tells which run verified each file). */
+export async function recordChanges(dest: string, summary: SyncSummary): Promise<void> {
   if (summary.fatal) return;
-  const touched = new Set<number>();
-  for (const e of (await readManifestEntries(dest)) ?? []) if (e.downloadedAt >= summary.startedAt) touched.add(e.setId);
-  const sorted = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b);
+  const changes = queryState(stateDir(dest), (q) => q.lastRunChanges(0));
   await updateNotes(dest, {
     lastChanges: {
       at: summary.finishedAt,
-      newSets: sorted([...touched].filter((id) => !before.has(id))),
-      editedSets: sorted([...touched].filter((id) => before.has(id))),
-      leftAccepted: sorted(summary.setsNotServed),
+      newSets: changes.newSets,
+      editedSets: changes.editedSets,
+      leftAccepted: [...summary.setsNotServed].sort((a, b) => a - b),
     },
   });
 }
@@ -165,45 +149,62 @@ const DAMAGE_REASON = {
   changed: 'changed on disk since it was verified: found by Verify; Repair downloads it again',
 } as const;
 
-/** The last run's files as the Files table shows them after a restart (bounded); what the last verify found damaged says so. */
-function lastRunFiles(entries: ManifestEntry[], last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>): { files: DatasetFileRow[]; truncated: boolean } {
+/**
+ * The last run's files as the Files table shows them after a restart (bounded): what the last
+ * verify found damaged, the run's failures, the files it verified, then the rest (up to date).
+ */
+function lastRunFiles(q: StateQueries, counts: StateCounts, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>): { files: DatasetFileRow[]; truncated: boolean } {
   const files: DatasetFileRow[] = [];
-  for (const e of entries) {
-    const why = damaged.get(e.path);
-    if (why) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[why] });
-  }
-  entries = entries.filter((e) => !damaged.has(e.path));
+  for (const e of q.filesAt([...damaged.keys()])) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[damaged.get(e.path)!] });
   for (const f of last?.failures ?? []) {
     if (f.path !== undefined) files.push({ setId: f.setId, path: f.path, sizeBytes: 0, state: 'failed', reason: f.reason });
   }
-  const since = last?.startedAt ?? '';
-  // Downloaded by the last run first, then the rest (up to date).
-  const downloaded = entries.filter((e) => e.downloadedAt >= since);
-  const rest = entries.filter((e) => e.downloadedAt < since);
-  for (const e of downloaded) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'verified' });
-  for (const e of rest) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'up_to_date' });
-  return { files: files.slice(0, MAX_CARD_FILES), truncated: files.length > MAX_CARD_FILES };
+  const room = () => MAX_CARD_FILES + damaged.size - files.length;
+  for (const e of q.lastRunChanges(room()).files) if (!damaged.has(e.path)) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'verified' });
+  if (room() > 0) for (const e of q.otherFiles(0, room())) if (!damaged.has(e.path)) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'up_to_date' });
+  const total = counts.files + (last?.failures ?? []).filter((f) => f.path !== undefined).length;
+  return { files: files.slice(0, MAX_CARD_FILES), truncated: total > MAX_CARD_FILES };
+}
+
+/** What the card shows of the records: counts less what the last verify found missing, and the Files rows. */
+function readRecords(dest: string, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>) {
+  try {
+    return queryState(stateDir(dest), (q) => {
+      const counts = q.counts();
+      // What the last verify found missing is not on disk, whatever the records say.
+      const missing = q.filesAt([...damaged].filter(([, why]) => why === 'missing').map(([p]) => p));
+      const missingBySet = new Map<number, number>();
+      for (const m of missing) missingBySet.set(m.setId, (missingBySet.get(m.setId) ?? 0) + 1);
+      let setsGone = 0;
+      for (const [id, n] of missingBySet) if (q.filesOfSet(id).length === n) setsGone++;
+      return {
+        filesOnDisk: counts.files - missing.length,
+        bytesOnDisk: counts.bytes - missing.reduce((n, m) => n + m.sizeBytes, 0),
+        setsOnDisk: counts.setsWithFiles - setsGone,
+        ...lastRunFiles(q, counts, last, damaged),
+      };
+    });
+  } catch {
+    return null; // a damaged state.db: the next sync says why
+  }
 }
 
 export async function readDatasetCard(dataset: { dest: string; consentsDir?: string }, last: SyncSummary | null): Promise<DatasetCard> {
   const { dest } = dataset;
-  const [read, notes, free] = await Promise.all([readManifestEntries(dest), readNotes(dest), readFreeBytes(dest)]);
-  const entries = read ?? [];
+  const [notes, free] = await Promise.all([readNotes(dest), readFreeBytes(dest)]);
   const { damaged: damagedList, ...lastVerified } = notes.lastVerified ?? {};
   const damaged = new Map((damagedList ?? []).map((d) => [d.path, d.why]));
-  const { files, truncated } = lastRunFiles(entries, last, damaged);
-  // What the last verify found missing is not on disk, whatever manifest.csv lists.
-  const present = entries.filter((e) => damaged.get(e.path) !== 'missing');
+  const records = readRecords(dest, last, damaged);
   return {
     dest,
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
-    filesOnDisk: read ? present.length : null,
-    bytesOnDisk: read ? present.reduce((n, e) => n + e.sizeBytes, 0) : null,
-    setsOnDisk: read ? new Set(present.map((e) => e.setId)).size : null,
+    filesOnDisk: records?.filesOnDisk ?? null,
+    bytesOnDisk: records?.bytesOnDisk ?? null,
+    setsOnDisk: records?.setsOnDisk ?? null,
     freeBytes: free,
     lastVerified: notes.lastVerified ? (lastVerified as LastVerified & { beforeSync?: boolean }) : null,
     lastChanges: notes.lastChanges ?? null,
-    lastRunFiles: files,
-    lastRunFilesTruncated: truncated,
+    lastRunFiles: records?.files ?? [],
+    lastRunFilesTruncated: records?.truncated ?? false,
   };
 }

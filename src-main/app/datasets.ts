@@ -7,8 +7,9 @@ import type { SettingsStore } from '../settings/settings-store';
 import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry } from '../../src-shared/ipc-contract';
-import { readDatasetCard, readManifestEntries, readRunHistory, recordVerified } from './dataset-card';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry, LocalSetsPage } from '../../src-shared/ipc-contract';
+import type { SetStatus } from '../sync/engine';
+import { readCounts, readDatasetCard, readLocalSetsPage, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -82,17 +83,14 @@ export class Datasets {
       collections.map(async (c): Promise<CollectionListItem> => {
         const dataset = this.deps.settings.collectionDataset(accountId, c.id);
         // The set counts are the detail's (one small request each, in parallel); a failure hides only them.
-        const [history, detail, entries] = await Promise.all([
-          dataset ? datasetHistory(dataset).catch(() => []) : [],
-          client.getCollection(c.id).catch(() => null),
-          dataset ? readManifestEntries(dataset.dest).catch(() => null) : null,
-        ]);
+        const [history, detail] = await Promise.all([dataset ? datasetHistory(dataset).catch(() => []) : [], client.getCollection(c.id).catch(() => null)]);
+        const counts = dataset && !dataset.bucket ? readCounts(dataset.dest) : null;
         const last = history[0] ?? null;
         return {
           ...c,
           dest: dataset?.dest ?? null,
           acceptedSets: detail?.sets.accepted ?? null,
-          onDisk: entries?.length ? { sets: new Set(entries.map((e) => e.setId)).size, bytes: entries.reduce((n, e) => n + e.sizeBytes, 0) } : null,
+          onDisk: counts?.files ? { sets: counts.setsWithFiles, bytes: counts.bytes } : null,
           lastSync: last && {
             finishedAt: last.finishedAt,
             exitCode: last.exitCode,
@@ -220,5 +218,10 @@ export class Datasets {
     const dataset = this.ownFolder(collectionId);
     const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
     return readDatasetCard(dataset, lastSummary);
+  }
+
+  /** A page of the sets the engine holds for the collection's folder (the Sets tab's local view). */
+  async setsPage(collectionId: number, page: { offset: number; limit: number; status?: SetStatus }): Promise<LocalSetsPage> {
+    return readLocalSetsPage(this.ownFolder(collectionId).dest, page);
   }
 }

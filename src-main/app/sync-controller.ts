@@ -12,7 +12,7 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordChanges, recordRunEnded, setIdsOnDisk } from './dataset-card';
+import { readFreeBytes, recordChanges, recordRunEnded } from './dataset-card';
 import { SpaceCheck, type Shortfall } from './space-check';
 import { datasetHistory, type BucketLocations } from './bucket-locations';
 import type { ConnectionManager } from './connection';
@@ -194,9 +194,8 @@ export class SyncController {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = this.titleOf(ref);
-    // A bucket has no local manifest to compare and no disk to fill: only a folder is asked.
+    // A bucket has no disk to fill and its card is not shown: only a folder is asked.
     const local = destination === undefined;
-    const setsBefore = local ? await setIdsOnDisk(options.dest).catch(() => new Set<number>()) : new Set<number>();
     const space = new SpaceCheck(() => (local ? this.readFreeBytes(options.dest) : Promise.resolve(null)));
     await space.prime();
     try {
@@ -216,7 +215,7 @@ export class SyncController {
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
       // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
-      if (what === 'Sync' && local) await recordChanges(options.dest, setsBefore, summary).catch(() => undefined);
+      if (what === 'Sync' && local) await recordChanges(options.dest, summary).catch(() => undefined);
       // The card's "Last verified" and the history's row kind follow the run.
       if (local) await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
       this.notifyOutcome(accountId, summary, title, what);

@@ -7,14 +7,14 @@ import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import type { SetStore } from './state/set-store';
 
-/** The store's mark for "no record changed since": the set log's size (the one line a new store changes). */
+/** The store's mark for "no record changed since": its change counter (one step per flush that wrote records). */
 function storeMark(store: SetStore): number {
-  return store.logBytes;
+  return store.changeCount;
 }
 
 /** The index was written from the records as they are now (recorded with storeMark). */
-export function indexListsStore(index: IndexFingerprint & { logBytes?: number }, store: SetStore): boolean {
-  return index.logBytes === storeMark(store);
+export function indexListsStore(index: IndexFingerprint & { changes?: number }, store: SetStore): boolean {
+  return index.changes === storeMark(store);
 }
 import { writeMediaFile } from './media/media-file';
 
@@ -22,18 +22,18 @@ import { writeMediaFile } from './media/media-file';
  * Leaves manifest.csv and SHA256SUMS alone when no set record changed since we last wrote them
  * and both are still as written (the bytes would be identical: what makes a no-op sync cheap).
  * When the run only added sets above every set listed, their rows are appended (appendRows);
- * otherwise both are rewritten, records read one set at a time (memory stays flat in the set
+ * otherwise both are rewritten, records read a page of sets at a time (memory stays flat in the set
  * count). Entries of files found damaged and not healed have been dropped before (disk-check.ts).
  */
 export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number }> {
   const store = state.store;
-  store.compactIfWasteful();
+  store.flush();
   const index = state.head.index;
   const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
   const mediaProblems = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
   if (!unchanged) {
     const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
-    state.head.index = { ...written, logBytes: storeMark(store) };
+    state.head.index = { ...written, changes: storeMark(store) };
     state.touch();
   }
   await writeResearchFiles(dest, state); // participants.csv and croissant.json, after the manifest they name

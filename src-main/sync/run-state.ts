@@ -1,5 +1,5 @@
 // The engine state of one run as it changes: the head state (state.json: collection, service,
-// watermark, pending sets, index fingerprint) and the set records (sets.jsonl). Every change goes
+// watermark, pending sets, index fingerprint) and the set records (state.db). Every change goes
 // through this class, which knows whether the run changed anything (else the final save is
 // skipped: the bytes would be the same) and saves now and then while downloads go on.
 import type { Clock } from './clock';
@@ -39,8 +39,8 @@ export class RunState {
 
   /**
    * A set record changed: written to the store, and manifest.csv and SHA256SUMS no longer match.
-   * The index record is dropped at once, not only told from the log size: a compaction can bring
-   * the log back to the very size recorded, and a state saved mid-sync must not vouch for them.
+   * The index record is dropped at once, not only told from the store's change counter: a state
+   * saved mid-sync must not vouch for them.
    */
   putLocal(local: LocalSet): void {
     this.store.put(local);

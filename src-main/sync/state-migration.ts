@@ -1,5 +1,9 @@
-// A version 1 state held every file entry and set status in state.json; version 2 keeps them in
-// the set store (sets.jsonl). Migrated once, on the first sync after the upgrade.
+// Earlier state layouts, migrated once:
+// - version 1 held every file entry and set status in state.json; version 2 keeps them in the
+//   set store. Migrated on the first sync after the upgrade (migrateLegacyState).
+// - the set store was sets.jsonl and the history history.jsonl; both now live in state.db,
+//   imported when the database is first opened (state/legacy-logs.ts: it reads files, which
+//   only the state folder's own modules do).
 import { isPositiveId } from './names';
 import type { RunState } from './run-state';
 import { emptyLocalSet, type LocalSet } from './state/set-store';

@@ -3,8 +3,8 @@
 // dataset belongs to, watermark, sets to retry and the fingerprint of the dataset index. It is
 // kept in the destination itself because a bucket must carry its binding (another machine reads
 // it). What is known of each set (status, verified files with size and stamp, so up-to-date
-// checks hash nothing) lives in sets.jsonl in the state folder and is read one set at a time
-// (state/set-store.ts). Written atomically (Destination.writeAtomic).
+// checks hash nothing) lives in the state database (state.db) in the state folder and is read
+// one set at a time (state/set-store.ts). Written atomically (Destination.writeAtomic).
 import { randomUUID } from 'node:crypto';
 import type { Destination } from './destination/destination';
 import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
@@ -56,11 +56,13 @@ export interface EngineState {
   /** Sets to fetch again on the next sync, whatever the watermark says. */
   pendingSets: number[];
   /**
-   * manifest.csv and SHA256SUMS as this engine last wrote them, and the size of sets.jsonl
-   * then (it grows with every change of a set record). While all three still match, a sync
-   * that changed nothing skips rewriting them (the bytes would be identical).
+   * manifest.csv and SHA256SUMS as this engine last wrote them, and the set store's change
+   * counter then (SetStore.changeCount: it grows with every write of set records). While all
+   * three still match, a sync that changed nothing skips rewriting them (the bytes would be
+   * identical). A state written with sets.jsonl recorded `logBytes` instead: the index is then
+   * written once more.
    */
-  index?: IndexFingerprint & { logBytes: number };
+  index?: IndexFingerprint & { changes: number };
   /** The subset the dataset holds (subset.ts); absent: the whole collection. */
   subset?: Subset;
   /** participants.csv and croissant.json as last written, and the sets lacking a consent then (research-files.ts). */
@@ -69,7 +71,7 @@ export interface EngineState {
   generation?: string;
 }
 
-/** What a version 1 state held in one file: every file entry and set status (migrated to sets.jsonl on load). */
+/** What a version 1 state held in one file: every file entry and set status (migrated to the set store on load). */
 export interface LegacyState {
   files: Record<string, FileEntry>;
   sets: Record<string, { updatedAt: string; isGold: boolean; complete: boolean; leftAccepted?: string }>;
@@ -127,7 +129,7 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
   if (subset) state.subset = subset;
   if (s.version === 2) {
     const index = s.index as EngineState['index'];
-    if (index && typeof index.logBytes === 'number') state.index = index;
+    if (index && typeof index.changes === 'number') state.index = index;
     const research = s.research as EngineState['research'];
     if (research && typeof research.consentMissingSets === 'number') state.research = research;
     return { state };

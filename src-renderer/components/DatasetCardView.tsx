@@ -117,8 +117,8 @@ export function DatasetCardView({ collectionId, dest }: { collectionId: number; 
         <dt>On disk</dt>
         <dd data-testid="card-on-disk">
           {card.filesOnDisk === null || card.bytesOnDisk === null
-            ? 'unknown: manifest.csv is unreadable (the next sync writes it again)'
-            : `${card.filesOnDisk} files · ${formatBytes(card.bytesOnDisk)}${view.running ? ' as of the last sync (manifest.csv is written when this one ends)' : ''}`}
+            ? 'unknown: the engine state (.dataset-sync/state.db) is unreadable'
+            : `${card.filesOnDisk} files · ${formatBytes(card.bytesOnDisk)}${view.running ? ' as of the last sync (counted again when this one ends)' : ''}`}
         </dd>
         <dt>Free space</dt>
         <dd data-testid="card-free">{card.freeBytes === null ? 'unknown' : formatBytes(card.freeBytes)}</dd>

@@ -1,17 +1,34 @@
-// The dataset card reads what is on disk: manifest.csv as the engine writes it, and the app's
-// notes. Files a user (or a crash) mangled hide a line of the card; they never break it.
+// The dataset card asks the engine's records (state.db, through sync/state/queries.ts) and reads
+// the app's notes. Files a user (or a crash) mangled hide a line of the card; they never break it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readDatasetCard, readRunHistory, recordChanges, recordRunEnded, recordVerified, setIdsOnDisk } from '../../src-main/app/dataset-card';
+import { readDatasetCard, readLocalSetsPage, readRunHistory, recordChanges, recordRunEnded, recordVerified } from '../../src-main/app/dataset-card';
+import { emptyLocalSet, SetStore } from '../../src-main/sync/state/set-store';
 import type { SyncSummary } from '../../src-shared/sync-events';
 
 let dest: string;
 
-const HEADER = 'set_id,slot_index,slot_key,path,size_bytes,sha256,participant_refs,is_gold,accepted_at,updated_at,downloaded_at';
-const row = (setId: number, slot: number, size: number, downloadedAt: string) =>
-  `${setId},${slot},front,sets/${setId}/set_${setId}_slot_0${slot}.mp4,${size},${'a'.repeat(64)},"p1,p2",false,2026-01-01T00:00:00.000Z,2026-01-01T00:00:00.000Z,${downloadedAt}`;
+type Row = [setId: number, slot: number, size: number, downloadedAt: string];
+
+/** One engine run (as a sync opens the store) that verified these files. */
+function engineRun(rows: Row[]): void {
+  const store = SetStore.open(join(dest, '.dataset-sync'));
+  try {
+    for (const [setId, slot, size, downloadedAt] of rows) {
+      const rec = store.get(setId) ?? { ...emptyLocalSet(setId), updatedAt: '2026-01-01T00:00:00.000Z', complete: true };
+      rec.files[`sets/${setId}/set_${setId}_slot_0${slot}.mp4`] = {
+        setId, fileId: setId * 10 + slot, slotIndex: slot, slotKey: 'front', sizeBytes: size, sha256: 'a'.repeat(64), mtimeMs: 1, participantRefs: 'p1;p2',
+        isGold: false, acceptedAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', downloadedAt,
+      };
+      store.put(rec);
+    }
+    store.flush();
+  } finally {
+    store.close();
+  }
+}
 
 function summary(startedAt: string, extra: Partial<SyncSummary> = {}): SyncSummary {
   return {
@@ -36,14 +53,13 @@ describe('dataset card', () => {
     expect(card.freeBytes).toBeGreaterThan(0);
   });
 
-  it('counts the manifest, lists the last run first, and tells new sets from edited ones', async () => {
-    await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, '2026-01-01T00:00:00.000Z'), row(2, 1, 20, '2026-01-01T00:00:00.000Z')].join('\n') + '\n');
-    const before = await setIdsOnDisk(dest);
+  it('counts the records, lists the last run first, and tells new sets from edited ones', async () => {
+    engineRun([[1, 1, 10, '2026-01-01T00:00:00.000Z'], [2, 1, 20, '2026-01-01T00:00:00.000Z']]);
     // The run edits set 2 and adds set 3.
     const run = '2026-02-01T00:00:00.000Z';
-    await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, '2026-01-01T00:00:00.000Z'), row(2, 1, 25, '2026-02-01T00:00:05.000Z'), row(3, 1, 30, '2026-02-01T00:00:06.000Z')].join('\n') + '\n');
+    engineRun([[2, 1, 25, '2026-02-01T00:00:05.000Z'], [3, 1, 30, '2026-02-01T00:00:06.000Z']]);
     const last = summary(run, { setsNotServed: [9], failures: [{ setId: 4, fileId: 40, path: 'sets/4/x.mp4', reason: 'HTTP 500', code: 'server_error' }] });
-    await recordChanges(dest, before, last);
+    await recordChanges(dest, last);
     await recordVerified(dest, { dest, filesChecked: 3, ok: 3, missing: [], changed: [], extra: [], bytesHashed: 65 }, run);
     const card = await readDatasetCard({ dest, consentsDir: join(dest, 'c') }, last);
     expect(card).toMatchObject({ filesOnDisk: 3, bytesOnDisk: 65, consentsDir: join(dest, 'c') });
@@ -57,15 +73,15 @@ describe('dataset card', () => {
     ]);
   });
 
-  it('survives mangled notes and a manifest without the expected columns', async () => {
+  it('survives mangled notes and a state.db that is not a database', async () => {
     await writeFile(join(dest, '.dataset-sync', 'app-notes.json'), '{"lastVerified": ');
-    await writeFile(join(dest, 'manifest.csv'), 'hello,world\n1,2\n');
+    await writeFile(join(dest, '.dataset-sync', 'state.db'), 'hello,world\n1,2\n'.repeat(100));
     await expect(readDatasetCard({ dest }, null)).resolves.toMatchObject({ filesOnDisk: null, bytesOnDisk: null, lastVerified: null, lastChanges: null });
   });
 
   it('a verify that found damage shows on the card and the Files rows; a repair, then a sync, say what changed since; history names each run', async () => {
     const t = '2026-01-01T00:00:00.000Z';
-    await writeFile(join(dest, 'manifest.csv'), [HEADER, row(1, 1, 10, t), row(1, 2, 20, t), row(2, 1, 30, t)].join('\n') + '\n');
+    engineRun([[1, 1, 10, t], [1, 2, 20, t], [2, 1, 30, t]]);
     const report = { dest, filesChecked: 3, ok: 1, missing: ['sets/1/set_1_slot_01.mp4'], changed: ['sets/2/set_2_slot_01.mp4'], extra: ['sets/notes.txt'], bytesHashed: 50 };
     await recordVerified(dest, report, '2026-03-01T00:00:00.000Z');
     let card = await readDatasetCard({ dest }, summary(t));
@@ -91,5 +107,44 @@ describe('dataset card', () => {
 
     const history = await readRunHistory(dest, [summary('2026-03-04T00:00:00.000Z'), repair, summary(t)]);
     expect(history.map((h) => h.kind)).toEqual(['sync', 'verify', 'repair', 'verify', 'sync']);
+  });
+  it('writes its notes by temp file and rename: a crash mid-write never leaves half a document', async () => {
+    const notes = join(dest, '.dataset-sync', 'app-notes.json');
+    await recordVerified(dest, { dest, filesChecked: 1, ok: 1, missing: [], changed: [], extra: [], bytesHashed: 1 }, '2026-03-01T00:00:00.000Z');
+    const first = await stat(notes);
+    await recordVerified(dest, { dest, filesChecked: 2, ok: 2, missing: [], changed: [], extra: [], bytesHashed: 2 }, '2026-03-02T00:00:00.000Z');
+    // A new file took the name (rename), the old one was never truncated in place.
+    expect((await stat(notes)).ino).not.toBe(first.ino);
+    expect(JSON.parse(await readFile(notes, 'utf8')).verifies).toHaveLength(2);
+    expect((await readdir(join(dest, '.dataset-sync'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a folder last synced by the JSON-lines engine is counted from its imported records', async () => {
+    const file = (id: number, size: number) => ({ setId: id, fileId: id, slotIndex: 1, slotKey: 'front', sizeBytes: size, sha256: 'b'.repeat(64), mtimeMs: 1, participantRefs: '', isGold: false, acceptedAt: null, updatedAt: 't', downloadedAt: 't' });
+    const line = (id: number, size: number) => JSON.stringify({ id, updatedAt: 't', isGold: false, complete: true, files: { [`sets/${id}/a.mp4`]: file(id, size) } });
+    await writeFile(join(dest, '.dataset-sync', 'sets.jsonl'), `${line(1, 10)}\n${line(2, 5)}\n`);
+    const card = await readDatasetCard({ dest }, null);
+    expect(card).toMatchObject({ filesOnDisk: 2, bytesOnDisk: 15, setsOnDisk: 2 });
+    expect(card.lastRunFiles.map((f) => f.state)).toEqual(['up_to_date', 'up_to_date']);
+    expect(await readdir(join(dest, '.dataset-sync'))).toContain('sets.jsonl.migrated');
+  });
+  it('pages through the set records in set-id order, filtered by status, with counts per set', async () => {
+    engineRun([[3, 1, 30, 't'], [1, 1, 10, 't'], [1, 2, 11, 't'], [2, 1, 20, 't']]);
+    const store = SetStore.open(join(dest, '.dataset-sync'));
+    store.put({ ...store.get(2)!, complete: false });
+    store.put({ ...emptyLocalSet(4), leftAccepted: 'withdrawn' });
+    store.flush();
+    store.close();
+    expect(readLocalSetsPage(dest, { offset: 0, limit: 2 })).toEqual({
+      total: 4,
+      sets: [
+        { id: 1, status: 'complete', updatedAt: '2026-01-01T00:00:00.000Z', isGold: false, files: 2, bytes: 21 },
+        { id: 2, status: 'incomplete', updatedAt: '2026-01-01T00:00:00.000Z', isGold: false, files: 1, bytes: 20 },
+      ],
+    });
+    expect(readLocalSetsPage(dest, { offset: 2, limit: 2 }).sets.map((r) => r.id)).toEqual([3, 4]);
+    expect(readLocalSetsPage(dest, { offset: 0, limit: 10, status: 'complete' })).toMatchObject({ total: 2, sets: [{ id: 1 }, { id: 3 }] });
+    expect(readLocalSetsPage(dest, { offset: 0, limit: 10, status: 'left_accepted' })).toMatchObject({ total: 1, sets: [{ id: 4, files: 0, bytes: 0 }] });
+    expect(readLocalSetsPage(join(dest, 'never-synced'), { offset: 0, limit: 10 })).toEqual({ total: 0, sets: [] });
   });
 });

@@ -2,6 +2,9 @@
 // then allowed to finish. After every kill the dataset folder must be consistent (no partial
 // bytes under a final name, manifest.csv/SHA256SUMS whole and true); at the end it must equal
 // the service's accepted sets, and resumes must keep the bytes sent under 1.3x the dataset.
+// The engine's records (state.db) must open after every kill, pass SQLite's integrity check and
+// vouch only for files that are there with their served hash; at the end `verify` is clean.
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +28,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
+
+/**
+ * state.db right after a kill: it opens (recovering its WAL), is intact, and every file it
+ * records is on disk, served, with the recorded size and the served sha256. Returns the count.
+ */
+async function checkStateDb(dest: string, served: Map<string, string>): Promise<number> {
+  const file = path.join(dest, '.dataset-sync', 'state.db');
+  if (!(await fs.stat(file).then(() => true, () => false))) return 0;
+  const db = new Database(file);
+  try {
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const rows = db.prepare('SELECT path, size_bytes, sha256 FROM files').all() as Array<{ path: string; size_bytes: number; sha256: string }>;
+    for (const r of rows) {
+      expect(r.sha256, r.path).toBe(served.get(r.path));
+      expect((await fs.stat(path.join(dest, r.path))).size, r.path).toBe(r.size_bytes);
+    }
+    return rows.length;
+  } finally {
+    db.close();
+  }
+}
 
 /** Starts a CLI sync; resolves `started` on its first NDJSON line (the engine holds the lock and is working). */
 function startSync(args: string[], env: NodeJS.ProcessEnv) {
@@ -63,6 +87,7 @@ it('survives 10+ SIGKILLs at random moments and converges to the served dataset'
   const random = seededRandom(SEED);
   let kills = 0;
   const verifiedAfterKill: number[] = [];
+  const recordedAfterKill: number[] = [];
   for (let run = 0; kills < KILLS && run < KILLS * 3; run++) {
     const p = startSync(args, childEnv);
     await p.started;
@@ -72,10 +97,12 @@ it('survives 10+ SIGKILLs at random moments and converges to the served dataset'
     if (signal === 'SIGKILL' && killed) kills++;
     else expect(code, p.output().stderr).toBe(0); // finished before the kill: must have succeeded
     verifiedAfterKill.push(await checkDatasetInvariants(dest, served));
+    recordedAfterKill.push(await checkStateDb(dest, served));
   }
   expect(kills).toBeGreaterThanOrEqual(KILLS);
   // The kills did not keep the sync from advancing.
   expect(verifiedAfterKill.at(-1)).toBeGreaterThan(0);
+  expect(recordedAfterKill.at(-1)).toBeGreaterThan(0);
 
   await svc.admin.clearFaults();
   const last = await runCli(args, { env: { DATASET_SYNC_API_KEY: apiKey }, timeoutMs: 120_000 });
@@ -91,6 +118,11 @@ it('survives 10+ SIGKILLs at random moments and converges to the served dataset'
   expect(await checkDatasetInvariants(dest, served)).toBe(served.size);
   expect((await sha256sumCheck(dest)).code).toBe(0);
   expect(await listFiles(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
+  expect(await checkStateDb(dest, served)).toBe(served.size);
+  // The engine's own re-hash of every file agrees.
+  const verify = await runCli(['verify', '--dest', dest, '--json'], { timeoutMs: 120_000 });
+  expect(verify.code, verify.stderr).toBe(0);
+  expect(JSON.parse(verify.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'verify', ok: served.size, missing: [], changed: [], extra: [] });
 
   const stats = await svc.admin.stats();
   expect(stats.fileBytesSent).toBeGreaterThanOrEqual(datasetBytes);

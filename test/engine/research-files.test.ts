@@ -3,6 +3,7 @@
 // read back by Python's csv and json modules as a researcher's notebook would.
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
@@ -123,14 +124,10 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
     try {
       await sync(env.svc, dest);
       // A legacy record (kept before participants were) is fetched again and then listed.
-      const store = path.join(dest, '.dataset-sync', 'sets.jsonl');
-      const lines = (await fs.readFile(store, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      const latest = new Map<unknown, Record<string, unknown>>();
-      for (const l of lines) latest.set(l.id, l);
-      const legacyId = Math.min(...([...latest.keys()] as number[])); // the oldest set: outside the walk's overlap window
-      const legacy = { ...latest.get(legacyId)! };
-      delete legacy.participants;
-      await fs.appendFile(store, JSON.stringify(legacy) + '\n');
+      const db = new Database(path.join(dest, '.dataset-sync', 'state.db'));
+      const legacyId = db.prepare('SELECT MIN(id) FROM sets').pluck().get() as number; // the oldest set: outside the walk's overlap window
+      db.prepare('UPDATE sets SET participants = NULL WHERE id = ?').run(legacyId);
+      db.close();
       const state = JSON.parse(await fs.readFile(path.join(dest, '.dataset-sync', 'state.json'), 'utf8')) as Record<string, unknown>;
       delete state.research;
       delete state.index;

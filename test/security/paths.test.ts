@@ -137,6 +137,23 @@ describe('symbolic links planted inside DEST are not followed out of it', () => 
     }
   });
 
+  it('state.db (or its WAL) linked elsewhere: the sync stops naming it, the target is never written', async () => {
+    const { svc } = env;
+    for (const name of ['state.db', 'state.db-wal']) {
+      const l = await layout();
+      try {
+        await fs.mkdir(path.join(l.dest, '.dataset-sync'), { recursive: true });
+        await fs.symlink(path.join(l.elsewhere, 'bystander.txt'), path.join(l.dest, '.dataset-sync', name));
+        const { summary } = await sync(svc, l.dest);
+        expect(summary.exitCode, name).not.toBe(0);
+        expect(summary.fatal?.message, name).toMatch(/symbolic link/);
+        await expectOnlyBystander(l.elsewhere);
+      } finally {
+        await l.done();
+      }
+    }
+  });
+
   it('a planted part file, final file and history file linked outside: the targets are never written', async () => {
     const { svc, collectionId } = env;
     const l = await layout();

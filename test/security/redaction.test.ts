@@ -9,6 +9,7 @@ import { createDeliveryClient, type DeliveryClient } from '../../src-main/api/de
 import { isApiError } from '../../src-main/api/errors';
 import { createRedactor, REDACTED, redactedRunLength, redactJson, secretPartOf } from '../../src-main/api/redact';
 import { createRecruiterClient, type RecruiterClient } from '../../src-main/api/recruiter-client';
+import { readHistory } from '../../src-main/sync/state/history';
 import { mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
 import type { FaultMatch } from '../../src-service/index';
 import { keyLeaksIn, keyLeaksInTree } from '../support/key-leaks';
@@ -245,7 +246,7 @@ describe('a server that echoes the Authorization header', () => {
       outputs.push(collections.stdout, collections.stderr, listed.stdout, listed.stderr, login.stdout, login.stderr);
 
       expect(keyLeaksIn(outputs.join('\n'), apiKey)).toEqual([]);
-      expect(await fs.readFile(path.join(dest, '.dataset-sync', 'history.jsonl'), 'utf8')).toContain(REDACTED);
+      expect(JSON.stringify(await readHistory(dest))).toContain(REDACTED);
       expect(await keyLeaksInTree(dest, apiKey)).toEqual([]);
       expect((await fs.readdir(`${dest}.consents`)).length).toBeGreaterThan(0);
       expect(await keyLeaksInTree(`${dest}.consents`, apiKey)).toEqual([]);

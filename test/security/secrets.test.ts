@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedLoopbackPort } from '../support/closed-port';
 import { runSync } from '../../src-main/sync/engine';
+import { readHistory } from '../../src-main/sync/state/history';
 import type { SyncEvent } from '../../src-shared/sync-events';
 import { FAST_TUNING, listFiles, mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
 
@@ -108,9 +109,9 @@ describe('files and events', () => {
     expect(rejected.fatal?.message).toMatch(/rejected \(401\)/);
     const serialized = JSON.stringify(events);
     for (const s of secretsOf()) expect(serialized.includes(s)).toBe(false);
-    // state.json, history.jsonl, manifest, set.json files, consents: all scanned.
+    // state.json, state.db (its WAL too), manifest, set.json files, consents: all scanned.
     expect(await expectNoSecretIn(dest, secretsOf())).toBeGreaterThan(5);
-    expect(await fs.readFile(path.join(dest, '.dataset-sync', 'history.jsonl'), 'utf8')).toMatch(/rejected \(401\)/);
+    expect(JSON.stringify(await readHistory(dest))).toMatch(/rejected \(401\)/);
     expect(await expectNoSecretIn(`${dest}.consents`, secretsOf())).toBeGreaterThan(0);
   });
 

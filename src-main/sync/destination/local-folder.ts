@@ -6,7 +6,7 @@
 //
 // Layout (docs/contracts.md §1): DEST/<key>; engine state in DEST/.dataset-sync (stateDir): part files
 // `partial/<resumeKey>.part`, temp files of atomic writes in `tmp/` (emptied when the lock is
-// taken), `lock`, `state.json`, `sets.jsonl`, `history.jsonl`.
+// taken), `lock`, `state.json`, `state.db`.
 //
 // In its consents role (createLocalFolder(dir, { consents: { dataset } })) the folder is the
 // consents folder beside the dataset: its path is resolved once to its real path (links followed

@@ -1,29 +1,23 @@
-// Past syncs of a destination, one JSON summary per line in history.jsonl of its state folder
-// (Destination.stateDir: DEST/.dataset-sync for a folder).
-import { constants, promises as fs } from 'node:fs';
+// Past syncs of a destination, one JSON summary per row of the table `history` in the state
+// database (state-db.ts: state.db in Destination.stateDir, DEST/.dataset-sync for a folder).
+// Before the database they were lines of history.jsonl: a folder not yet synced by this version
+// is still read from there (the next sync imports it, state-migration.ts).
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SyncSummary } from '../../../src-shared/sync-events';
 import { stateDir } from '../layout';
+import { LEGACY_HISTORY } from './legacy-logs';
+import { openStateDb, openStateDbReadOnly } from './state-db';
 
 const MAX_ENTRIES = 500;
 
-function historyPath(stateFolder: string): string {
-  return path.join(stateFolder, 'history.jsonl');
-}
-
-// O_NOFOLLOW: a history.jsonl planted as a symlink is replaced, never appended through.
-const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
-
-/** Appends to history.jsonl in `stateFolder` (Destination.stateDir). */
+/** Records a finished sync in the state database of `stateFolder` (Destination.stateDir). */
 export async function appendHistory(stateFolder: string, summary: SyncSummary): Promise<void> {
-  const line = JSON.stringify(summary) + '\n';
-  const file = historyPath(stateFolder);
+  const db = openStateDb(stateFolder);
   try {
-    await fs.appendFile(file, line, { flag: APPEND_NOFOLLOW });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ELOOP') throw e;
-    await fs.rm(file, { force: true });
-    await fs.appendFile(file, line, { flag: APPEND_NOFOLLOW });
+    db.prepare('INSERT INTO history (summary) VALUES (?)').run(JSON.stringify(summary));
+  } finally {
+    db.close();
   }
 }
 
@@ -34,11 +28,41 @@ export async function readHistory(dest: string): Promise<SyncSummary[]> {
 
 /** Past syncs recorded in `stateFolder` (Destination.stateDir), newest first. */
 export async function readHistoryIn(stateFolder: string): Promise<SyncSummary[]> {
+  // history.jsonl stays authoritative until the import commits and renames it.
+  const legacy = await readLegacyHistory(stateFolder);
+  if (legacy) return legacy;
+  const db = openStateDbReadOnly(stateFolder);
+  if (!db) return [];
+  try {
+    const rows = db.prepare<[number], string>('SELECT summary FROM history ORDER BY seq DESC LIMIT ?').pluck().all(MAX_ENTRIES);
+    const out: SyncSummary[] = [];
+    for (const row of rows) {
+      try {
+        out.push(JSON.parse(row) as SyncSummary);
+      } catch {
+        // written by us as JSON: never expected, and one bad row hides nothing else
+      }
+    }
+    return out;
+  } catch (e) {
+    // A database without the table yet (opened by a sync that has not finished creating it).
+    if (/no such table/.test((e as Error).message)) return [];
+    throw e;
+  } finally {
+    db.close();
+  }
+}
+
+/** history.jsonl not yet imported, newest first; null when there is none. */
+async function readLegacyHistory(stateFolder: string): Promise<SyncSummary[] | null> {
+  const file = path.join(stateFolder, LEGACY_HISTORY);
   let text: string;
   try {
-    text = await fs.readFile(historyPath(stateFolder), 'utf8');
+    // A history.jsonl planted as a link is not the engine's: never read through it.
+    if (!(await fs.lstat(file)).isFile()) return null;
+    text = await fs.readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
   const out: SyncSummary[] = [];

@@ -1,20 +1,12 @@
 // What the engine knows of each local set — its status and its verified files with the size and
-// stamp (a folder's mtime) seen at verification — kept in the destination's state folder
-// (Destination.stateDir: DEST/.dataset-sync for a folder) in sets.jsonl, one JSON line per
-// set record, and read back one set at a time. Memory holds only an index (set id -> where its
-// newest line is) and the records changed since the last flush, so it stays flat in the set
-// count: with every file entry in memory, 10,000 sets / 40,000 files cost ~50 MB of peak RSS
-// more than 2,500 sets (bench scenario 5).
-//
-// The log is append-only: a changed record is appended and the index points at the new line.
-// A line cut short by a crash is dropped when the store is opened (its set's files are then
-// unknown to the engine and are adopted by hash on the next sync: no data is lost). When
-// superseded lines outweigh live ones the log is rewritten in set-id order (temp file + rename).
-import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { writeAllSync } from '../destination/local/atomic';
+// stamp (a folder's mtime) seen at verification — kept in the tables `sets` and `files` of the
+// state database (state-db.ts: state.db in Destination.stateDir) and read one set at a time.
+// Memory holds only the records changed since the last flush, so it stays flat in the set count;
+// a flush writes them in one transaction, so a crash leaves every record as of one flush or the
+// next, never a record cut in half.
+import type Database from 'better-sqlite3';
 import type { MediaEntry } from '../media/media-check';
+import { metaValue, openStateDb, setMeta } from './state-db';
 
 export interface FileEntry {
   setId: number;
@@ -83,232 +75,256 @@ export function emptyLocalSet(id: number): LocalSet {
   return { id, updatedAt: null, isGold: false, complete: false, files: {} };
 }
 
-const LOG_NAME = 'sets.jsonl';
-/** Rewrite the log when superseded bytes exceed live bytes and this floor. */
-const COMPACT_MIN_DEAD_BYTES = 1024 * 1024;
-const SCAN_CHUNK = 1024 * 1024;
-const NEWLINE = 0x0a;
 
-interface Slot {
-  offset: number;
-  length: number;
+/** Sets read per query by all(): a page's records and files cost a few hundred kB at most. */
+const PAGE = 512;
+
+export interface FileRow {
+  set_id: number;
+  path: string;
+  file_id: number;
+  slot_index: number;
+  slot_key: string;
+  size_bytes: number;
+  sha256: string;
+  mtime_ms: number;
+  stamp: string | null;
+  participant_refs: string;
+  is_gold: number;
+  accepted_at: string | null;
+  updated_at: string;
+  downloaded_at: string;
+  changed_run: number;
+  media: string | null;
 }
 
-/** The set id at the start of a record line (`{"id":123,...`), without parsing the rest. */
-function idOfLine(buf: Buffer, start: number, end: number): number | null {
-  const prefix = '{"id":';
-  if (end - start < prefix.length + 1 || buf.toString('latin1', start, start + prefix.length) !== prefix) return null;
-  let id = 0;
-  let i = start + prefix.length;
-  for (; i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39; i++) id = id * 10 + (buf[i]! - 0x30);
-  return i > start + prefix.length && buf[i] === 0x2c ? id : null;
+export interface SetRow {
+  id: number;
+  updated_at: string | null;
+  is_gold: number;
+  complete: number;
+  left_accepted: string | null;
+  first_files_run: number | null;
+  participants: string | null;
+}
+
+export function entryOfRow(r: FileRow): FileEntry {
+  const e: FileEntry = {
+    setId: r.set_id,
+    fileId: r.file_id,
+    slotIndex: r.slot_index,
+    slotKey: r.slot_key,
+    sizeBytes: r.size_bytes,
+    sha256: r.sha256,
+    mtimeMs: r.mtime_ms,
+    participantRefs: r.participant_refs,
+    isGold: r.is_gold !== 0,
+    acceptedAt: r.accepted_at,
+    updatedAt: r.updated_at,
+    downloadedAt: r.downloaded_at,
+  };
+  if (r.stamp !== null) e.stamp = r.stamp;
+  if (r.media !== null) e.media = JSON.parse(r.media) as MediaEntry;
+  return e;
+}
+
+function recordOfRow(r: SetRow, files: FileRow[]): LocalSet {
+  const rec: LocalSet = { id: r.id, updatedAt: r.updated_at, isGold: r.is_gold !== 0, complete: r.complete !== 0, files: {} };
+  if (r.left_accepted !== null) rec.leftAccepted = r.left_accepted;
+  if (r.participants !== null) rec.participants = JSON.parse(r.participants) as ParticipantEntry[];
+  for (const f of files) rec.files[f.path] = entryOfRow(f);
+  return rec;
+}
+
+const SET_COLUMNS = 'id, updated_at, is_gold, complete, left_accepted, first_files_run, participants';
+const FILE_COLUMNS =
+  'set_id, path, file_id, slot_index, slot_key, size_bytes, sha256, mtime_ms, stamp, participant_refs, is_gold, accepted_at, updated_at, downloaded_at, changed_run, media';
+
+/**
+ * Writes records (inside the caller's transaction): a set's file rows are replaced whole; a
+ * file keeps the run that verified it while its sha256 and download time stay the same.
+ */
+export function recordWriter(db: Database.Database): (rec: LocalSet, run: number) => void {
+  const previous = db.prepare<[number], { path: string; sha256: string; downloaded_at: string; changed_run: number }>(
+    'SELECT path, sha256, downloaded_at, changed_run FROM files WHERE set_id = ?',
+  );
+  const firstFilesRun = db.prepare<[number], number | null>('SELECT first_files_run FROM sets WHERE id = ?').pluck();
+  const deleteFiles = db.prepare('DELETE FROM files WHERE set_id = ?');
+  const insertFile = db.prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${FILE_COLUMNS.split(', ').map((c) => `@${c}`).join(', ')})`);
+  const upsertSet = db.prepare(
+    `INSERT INTO sets (${SET_COLUMNS}) VALUES (@id, @updated_at, @is_gold, @complete, @left_accepted, @first_files_run, @participants)
+     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, is_gold = excluded.is_gold, complete = excluded.complete,
+       left_accepted = excluded.left_accepted, first_files_run = excluded.first_files_run,
+       participants = excluded.participants`,
+  );
+  return (rec, run) => {
+    const before = new Map(previous.all(rec.id).map((p) => [p.path, p]));
+    const firstRun = firstFilesRun.get(rec.id);
+    const paths = Object.keys(rec.files);
+    deleteFiles.run(rec.id);
+    for (const rel of paths) {
+      const e = rec.files[rel]!;
+      const old = before.get(rel);
+      const same = old !== undefined && old.sha256 === e.sha256 && old.downloaded_at === e.downloadedAt;
+      insertFile.run({
+        set_id: rec.id,
+        path: rel,
+        file_id: e.fileId,
+        slot_index: e.slotIndex,
+        slot_key: e.slotKey,
+        size_bytes: e.sizeBytes,
+        sha256: e.sha256,
+        mtime_ms: e.mtimeMs,
+        stamp: e.stamp ?? null,
+        participant_refs: e.participantRefs,
+        is_gold: e.isGold ? 1 : 0,
+        accepted_at: e.acceptedAt,
+        updated_at: e.updatedAt,
+        downloaded_at: e.downloadedAt,
+        changed_run: same ? old.changed_run : run,
+        media: e.media ? JSON.stringify(e.media) : null,
+      });
+    }
+    upsertSet.run({
+      id: rec.id,
+      updated_at: rec.updatedAt,
+      is_gold: rec.isGold ? 1 : 0,
+      complete: rec.complete ? 1 : 0,
+      left_accepted: rec.leftAccepted ?? null,
+      first_files_run: firstRun ?? (paths.length > 0 ? run : null),
+      participants: rec.participants ? JSON.stringify(rec.participants) : null,
+    });
+  };
 }
 
 export class SetStore {
-  private readonly index = new Map<number, Slot>();
   /** Records changed since the last flush: read back from here, written by flush(). */
   private readonly dirty = new Map<number, LocalSet>();
-  private size = 0;
-  private liveBytes = 0;
-  private readBuf = Buffer.alloc(64 * 1024);
+  /** Sets forgotten since the last flush (remove): deleted by flush(). */
+  private readonly removed = new Set<number>();
+  private changes: number;
+  private readonly stmt;
+  private readonly write: (rec: LocalSet, run: number) => void;
+  private readonly forget: (id: number) => void;
 
   private constructor(
-    private readonly file: string,
-    private readonly tmpDir: string,
-    private fd: number,
-  ) {}
+    private readonly db: Database.Database,
+    /** This run's number (meta 'run'): files it verifies are marked with it (queries.ts: what the last run changed). */
+    readonly run: number,
+  ) {
+    this.changes = metaValue(db, 'changes');
+    this.write = recordWriter(db);
+    const deleteFiles = db.prepare('DELETE FROM files WHERE set_id = ?');
+    const deleteSet = db.prepare('DELETE FROM sets WHERE id = ?');
+    this.forget = (id) => {
+      deleteFiles.run(id);
+      deleteSet.run(id);
+    };
+    this.stmt = {
+      set: db.prepare<[number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id = ?`),
+      files: db.prepare<[number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`),
+      ids: db.prepare<[], number>('SELECT id FROM sets ORDER BY id').pluck(),
+      page: db.prepare<[number, number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id > ? ORDER BY id LIMIT ?`),
+      pageFiles: db.prepare<[number, number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id BETWEEN ? AND ? ORDER BY set_id, path`),
+    };
+  }
 
   /**
-   * Opens (or creates) the log in the state folder `stateDir` (DEST/.dataset-sync) and indexes
-   * it; compaction writes its temp file in `stateDir`/tmp. A symlink in its place is refused (O_NOFOLLOW).
+   * Opens (or creates, importing sets.jsonl / history.jsonl once) the database in the state
+   * folder `stateDir` (DEST/.dataset-sync) and starts a run: what this opener writes is "the
+   * last run" for queries.ts. A symlink planted in its place is refused.
    */
   static open(stateDir: string): SetStore {
-    const file = path.join(stateDir, LOG_NAME);
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
-    const store = new SetStore(file, path.join(stateDir, 'tmp'), fd);
+    const db = openStateDb(stateDir);
     try {
-      store.scan();
+      const run = db.transaction(() => {
+        const next = metaValue(db, 'run') + 1;
+        setMeta(db, 'run', next);
+        return next;
+      }).immediate();
+      return new SetStore(db, run);
     } catch (e) {
-      closeSync(fd);
+      db.close();
       throw e;
     }
-    return store;
-  }
-
-  /** Builds the index from every complete line; drops a torn last line. */
-  private scan(): void {
-    const total = fstatSync(this.fd).size;
-    let buf = Buffer.alloc(SCAN_CHUNK);
-    let pos = 0; // file offset of buf[0]
-    let filled = 0;
-    for (;;) {
-      if (filled === buf.length) {
-        // One line longer than the buffer (a set with very many files): grow it.
-        const bigger = Buffer.alloc(buf.length * 2);
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
-      }
-      const n = pos + filled < total ? readSync(this.fd, buf, filled, buf.length - filled, pos + filled) : 0;
-      if (n === 0) break;
-      filled += n;
-      let lineStart = 0;
-      for (let nl = buf.indexOf(NEWLINE); nl !== -1 && nl < filled; nl = buf.indexOf(NEWLINE, lineStart)) {
-        const id = idOfLine(buf, lineStart, nl);
-        if (id !== null) this.point(id, { offset: pos + lineStart, length: nl - lineStart });
-        lineStart = nl + 1;
-      }
-      buf.copy(buf, 0, lineStart, filled);
-      pos += lineStart;
-      filled -= lineStart;
-    }
-    this.size = pos; // anything after the last newline is a torn write
-    if (this.size < total) ftruncateSync(this.fd, this.size);
-  }
-
-  private point(id: number, slot: Slot): void {
-    const old = this.index.get(id);
-    if (old) this.liveBytes -= old.length + 1;
-    this.index.set(id, slot);
-    this.liveBytes += slot.length + 1;
   }
 
   /** Ids of every known set, ascending. */
   ids(): number[] {
-    const ids = new Set<number>(this.index.keys());
-    for (const id of this.dirty.keys()) ids.add(id);
-    return [...ids].sort((a, b) => a - b);
+    this.flush();
+    return this.stmt.ids.all();
   }
 
-  /** The set's record; undefined when unknown (or its line is unreadable: then its files are adopted by hash). */
+  /** The set's record; undefined when unknown. */
   get(id: number): LocalSet | undefined {
+    if (this.removed.has(id)) return undefined;
     const pending = this.dirty.get(id);
     if (pending) return pending;
-    const slot = this.index.get(id);
-    if (!slot) return undefined;
-    try {
-      const rec = JSON.parse(this.readLine(slot)) as LocalSet;
-      return rec && rec.id === id && typeof rec.files === 'object' && rec.files !== null ? rec : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The line at `slot`, without its newline. */
-  private readLine(slot: Slot): string {
-    if (this.readBuf.length < slot.length) this.readBuf = Buffer.alloc(slot.length * 2);
-    const n = readSync(this.fd, this.readBuf, 0, slot.length, slot.offset);
-    return this.readBuf.toString('utf8', 0, n);
+    const row = this.stmt.set.get(id);
+    return row ? recordOfRow(row, this.stmt.files.all(id)) : undefined;
   }
 
   /** Records a changed set; it reaches the disk with the next flush. */
   put(rec: LocalSet): void {
+    this.removed.delete(rec.id);
     this.dirty.set(rec.id, rec);
   }
 
-  /**
-   * Forgets a set (it left the dataset, withdraw.ts): a line without files is appended, which
-   * get() reads as unknown; compaction drops it.
-   */
+  /** Forgets a set (it left the dataset, withdraw.ts); its rows go with the next flush. */
   remove(id: number): void {
     this.dirty.delete(id);
-    if (!this.index.has(id)) return;
-    const line = JSON.stringify({ id, removed: true });
-    const data = Buffer.from(line + '\n');
-    writeAllSync(this.fd, data, this.size);
-    const old = this.index.get(id)!;
-    this.liveBytes -= old.length + 1;
-    this.index.delete(id);
-    this.size += data.length;
+    this.removed.add(id);
   }
 
-  /** Bytes of the log: changes whenever a record is written, so it tells whether records changed since a point in time. */
-  get logBytes(): number {
-    return this.size;
+  /**
+   * How many flushes wrote records, ever (kept in the database): changes whenever a record is
+   * written, so it tells whether records changed since a point in time (dataset-index.ts).
+   */
+  get changeCount(): number {
+    return this.changes;
   }
 
-  /** Appends every changed record (one write). */
+  /** Writes every changed record in one transaction. */
   flush(): void {
-    if (this.dirty.size === 0) return;
-    const lines: string[] = [];
-    const slots: Array<[number, number]> = [];
-    for (const rec of this.dirty.values()) {
-      // `id` first: the index is rebuilt from the start of each line without parsing the rest.
-      const { id, ...rest } = rec;
-      const line = JSON.stringify({ id, ...rest });
-      lines.push(line);
-      slots.push([rec.id, Buffer.byteLength(line)]);
-    }
-    const data = Buffer.from(lines.join('\n') + '\n');
-    writeAllSync(this.fd, data, this.size);
-    let at = this.size;
-    for (const [id, length] of slots) {
-      this.point(id, { offset: at, length });
-      at += length + 1;
-    }
-    this.size += data.length;
+    if (this.dirty.size === 0 && this.removed.size === 0) return;
+    this.db
+      .transaction((records: LocalSet[]) => {
+        for (const id of this.removed) this.forget(id);
+        for (const rec of records) this.write(rec, this.run);
+        setMeta(this.db, 'changes', this.changes + 1);
+      })
+      .immediate([...this.dirty.values()]);
+    this.changes++;
     this.dirty.clear();
+    this.removed.clear();
   }
 
-  /** Every record in set-id order, read one at a time. */
+  /**
+   * Every record in set-id order, a page of sets per query: memory stays flat in the set count,
+   * and no statement stays open between pages, so the caller may put() while it iterates (the
+   * next page flushes first).
+   */
   *all(): Generator<LocalSet> {
-    for (const id of this.ids()) {
-      const rec = this.get(id);
-      if (rec) yield rec;
-    }
-  }
-
-  /** Rewrites the log without superseded lines, in set-id order, when they outweigh the live ones. */
-  compactIfWasteful(): void {
-    this.flush();
-    const dead = this.size - this.liveBytes;
-    if (dead < COMPACT_MIN_DEAD_BYTES || dead < this.liveBytes) return;
-    const tmp = path.join(this.tmpDir, `.${LOG_NAME}.${randomBytes(4).toString('hex')}.tmp`);
-    const out = openSync(tmp, 'wx', 0o644);
-    const slots: Array<[number, Slot]> = [];
-    let at = 0;
-    try {
-      let batch: string[] = [];
-      let batchBytes = 0;
-      const write = () => {
-        writeAllSync(out, Buffer.from(batch.join('')));
-        batch = [];
-        batchBytes = 0;
-      };
-      for (const id of this.ids()) {
-        const slot = this.index.get(id)!;
-        const line = this.readLine(slot);
-        const length = Buffer.byteLength(line);
-        batch.push(line + '\n');
-        batchBytes += length + 1;
-        slots.push([id, { offset: at, length }]);
-        at += length + 1;
-        if (batchBytes >= SCAN_CHUNK) write();
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      this.flush();
+      const rows = this.stmt.page.all(after, PAGE);
+      if (rows.length === 0) return;
+      const first = rows[0]!.id;
+      const last = rows[rows.length - 1]!.id;
+      const files = this.stmt.pageFiles.all(first, last);
+      let i = 0;
+      for (const row of rows) {
+        const own: FileRow[] = [];
+        while (i < files.length && files[i]!.set_id < row.id) i++;
+        while (i < files.length && files[i]!.set_id === row.id) own.push(files[i++]!);
+        yield this.dirty.get(row.id) ?? recordOfRow(row, own);
       }
-      write();
-      closeSync(out);
-      renameSync(tmp, this.file);
-    } catch (e) {
-      try {
-        closeSync(out);
-      } catch {
-        // already closed
-      }
-      rmSync(tmp, { force: true });
-      throw e;
+      after = last;
     }
-    closeSync(this.fd);
-    this.fd = openSync(this.file, constants.O_RDWR | constants.O_NOFOLLOW);
-    this.index.clear();
-    this.liveBytes = 0;
-    for (const [id, slot] of slots) this.point(id, slot);
-    this.size = at;
   }
 
   close(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // closing twice (after a failed compaction) is harmless
-    }
+    if (this.db.open) this.db.close();
   }
 }

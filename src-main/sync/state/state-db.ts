@@ -1,0 +1,116 @@
+// The engine's own records of a destination — set records with their verified files, past
+// syncs — in one SQLite database, state.db in Destination.stateDir (DEST/.dataset-sync for a
+// folder, the local state folder of a bucket). SQLite (better-sqlite3, synchronous and
+// in-process) replaces sets.jsonl and history.jsonl: a record is read by its key instead of a
+// log scanned whole on every sync, a batch of changes is one transaction, and the app can ask
+// questions (queries.ts) without knowing a file format.
+//
+// WAL journal: the app reads while a sync writes, and a crash at any point leaves the last
+// committed transaction. synchronous=FULL: every commit is on disk before the engine writes the
+// head (state.json, whose watermark vouches for the records) — with NORMAL a power cut could
+// keep a watermark while losing the records behind it, and the sets it covers would then be
+// missing from manifest.csv until a --full sync. Commits are batched (RunState saves every few
+// seconds), so the fsync per commit costs nothing measurable.
+//
+// On first open an existing sets.jsonl / history.jsonl is imported (legacy-logs.ts).
+import Database from 'better-sqlite3';
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+import { importLegacyLogs } from './legacy-logs';
+
+export const DB_NAME = 'state.db';
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sets (
+  id INTEGER PRIMARY KEY,
+  updated_at TEXT,
+  is_gold INTEGER NOT NULL,
+  complete INTEGER NOT NULL,
+  left_accepted TEXT,
+  -- The set's participants as participants.csv lists them (JSON array of ParticipantEntry); null: not kept yet.
+  participants TEXT,
+  -- The run (meta 'run') in which the set first had a verified file: tells new sets from edited ones.
+  first_files_run INTEGER
+);
+CREATE TABLE IF NOT EXISTS files (
+  set_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  slot_index INTEGER NOT NULL,
+  slot_key TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  mtime_ms REAL NOT NULL,
+  stamp TEXT,
+  participant_refs TEXT NOT NULL,
+  is_gold INTEGER NOT NULL,
+  accepted_at TEXT,
+  updated_at TEXT NOT NULL,
+  downloaded_at TEXT NOT NULL,
+  -- The run that verified this content (new file, or a new sha256 / download).
+  changed_run INTEGER NOT NULL,
+  -- The media check of this version of the file (JSON MediaEntry, media/media-stage.ts); null: not probed.
+  media TEXT,
+  PRIMARY KEY (set_id, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS files_changed_run ON files (changed_run);
+CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, summary TEXT NOT NULL);
+`;
+
+/** A state folder entry planted as a symlink is refused: the engine's writes never go through it. */
+function refuseLinks(stateDir: string): void {
+  for (const name of [DB_NAME, `${DB_NAME}-wal`, `${DB_NAME}-shm`]) {
+    const file = path.join(stateDir, name);
+    let isLink = false;
+    try {
+      isLink = lstatSync(file).isSymbolicLink();
+    } catch {
+      // absent: created by SQLite
+    }
+    if (isLink) throw Object.assign(new Error(`ELOOP: ${file} is a symbolic link; the engine state is never written through a link`), { code: 'ELOOP' });
+  }
+}
+
+export function metaValue(db: Database.Database, key: string): number {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined;
+  return row?.value ?? 0;
+}
+
+export function setMeta(db: Database.Database, key: string, value: number): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+}
+
+/** Opens (creating and migrating) the state database of `stateDir` for writing. */
+export function openStateDb(stateDir: string): Database.Database {
+  refuseLinks(stateDir);
+  const db = new Database(path.join(stateDir, DB_NAME));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    // The app reads (and appends history) beside a running sync: wait for a writer, never fail at once.
+    db.pragma('busy_timeout = 10000');
+    db.exec(SCHEMA);
+    const version = metaValue(db, 'schema');
+    if (version > SCHEMA_VERSION) throw new Error(`${path.join(stateDir, DB_NAME)} was written by a newer Dataset Sync (schema ${version}); update this one`);
+    if (version === 0) setMeta(db, 'schema', SCHEMA_VERSION);
+    importLegacyLogs(db, stateDir);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+/** Opens an existing state database read-only (the app's questions); null when there is none yet. */
+export function openStateDbReadOnly(stateDir: string): Database.Database | null {
+  try {
+    refuseLinks(stateDir);
+    const db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 10000');
+    return db;
+  } catch {
+    return null;
+  }
+}
