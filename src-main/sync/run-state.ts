@@ -22,6 +22,8 @@ export class RunState {
   readonly indexAtStart: IndexFingerprint | undefined;
   /** Ids of the sets put since the run started. */
   readonly changedSets = new Set<number>();
+  /** The dataset held a set when the run started (a first sync has nothing that could leave it). */
+  readonly heldSetsAtStart: boolean;
 
   constructor(
     private readonly dest: Destination,
@@ -30,6 +32,7 @@ export class RunState {
     private readonly clock: Clock,
   ) {
     this.indexAtStart = head.index && indexListsStore(head.index, store) ? head.index : undefined;
+    this.heldSetsAtStart = store.hasSets();
   }
 
   /** The head state was changed by the caller. */

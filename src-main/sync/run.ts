@@ -430,10 +430,12 @@ export class SyncRun {
 
   /**
    * Asks which local sets left `accepted` since the walk's window began (withdraw.ts), while the
-   * downloads drain. Nothing to ask when the dataset holds no set yet.
+   * downloads drain. Nothing to ask when the dataset held no set when the sync began: a set
+   * that leaves `accepted` during a first sync is found by the next one (its updated_at is past
+   * the watermark).
    */
   private scanLeftAccepted(ctx: RunContext, since: string | undefined): void {
-    if (ctx.state.store.ids().length === 0) return;
+    if (!ctx.state.heldSetsAtStart) return;
     const store = ctx.state.store;
     this.leftAccepted = findLeftAccepted(ctx.client, this.options.collectionId, since, (id) => store.get(id) !== undefined, ctx.policy, ctx.signal);
     void this.leftAccepted.catch(() => undefined); // awaited once the pools are idle

@@ -37,12 +37,19 @@ export async function findLeftAccepted(
   const found = new Map<number, string>();
   await Promise.all(
     LEFT_ACCEPTED_STATUSES.map(async (status) => {
+      const seen = new Set<number>();
       for (let page = 1; page <= MAX_PAGES; page++) {
         const res = await withRetry(policy, () => client.listSets(collectionId, { status, updatedSince: since, page, perPage: PER_PAGE }, signal), { signal });
-        // A record that breaks the contract still names its set: metadata is all this needs.
+        // Only a record that itself says it is not accepted moves a set out: a server that ignores
+        // the status filter (answers every set) or a record that breaks the contract (its status
+        // unknown) must never empty the dataset.
+        for (const s of res.sets) if (s.status !== 'accepted' && isLocal(s.id)) found.set(s.id, s.status);
+        // A page that brings no set not seen before ends the scan, as it ends the walk (walk.ts):
+        // a feed whose has_more never turns false costs one more page, not MAX_PAGES.
         const ids = [...res.sets.map((s) => s.id), ...(res.rejected ?? []).flatMap((r) => (r.id === null ? [] : [r.id]))];
-        for (const id of ids) if (isLocal(id)) found.set(id, status);
-        if (!res.has_more || ids.length === 0) break;
+        const fresh = ids.filter((id) => !seen.has(id));
+        for (const id of fresh) seen.add(id);
+        if (!res.has_more || fresh.length === 0) break;
       }
     }),
   );

@@ -32,7 +32,7 @@ export async function servedFileHashes(svc: Service, collectionId: number): Prom
 
 /**
  * Invariants that must hold whenever no sync is running, even right after a SIGKILL:
- * - DEST holds only collection.json, manifest.csv, SHA256SUMS, participants.csv, croissant.json, sets/ and .dataset-sync/;
+ * - DEST holds only collection.json, manifest.csv, SHA256SUMS, participants.csv, croissant.json, media.csv, sets/ and .dataset-sync/;
  * - croissant.json, when present, is whole JSON; participants.csv ends with a newline (written whole);
  * - every media file under sets/ is a served file with exactly the served bytes (nothing partial under a final name);
  * - manifest.csv and SHA256SUMS, when present, parse completely, agree with each other, and
@@ -54,7 +54,7 @@ export async function checkDatasetInvariants(dest: string, served: Map<string, s
   // Nothing but the layout's own entries at the top of DEST (no temp file left by a crash mid-write).
   const top = await fs.readdir(dest).catch(() => [] as string[]);
   for (const name of top) {
-    if (!['collection.json', 'manifest.csv', 'SHA256SUMS', 'participants.csv', 'croissant.json', 'sets', '.dataset-sync'].includes(name)) throw new Error(`unexpected ${name} at the top of DEST`);
+    if (!['collection.json', 'manifest.csv', 'SHA256SUMS', 'participants.csv', 'croissant.json', 'media.csv', 'sets', '.dataset-sync'].includes(name)) throw new Error(`unexpected ${name} at the top of DEST`);
   }
   if (top.includes('collection.json')) JSON.parse(await fs.readFile(path.join(dest, 'collection.json'), 'utf8'));
   if (top.includes('croissant.json')) JSON.parse(await fs.readFile(path.join(dest, 'croissant.json'), 'utf8'));

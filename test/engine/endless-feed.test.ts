@@ -34,7 +34,7 @@ describe('a sets feed whose has_more never turns false', () => {
       const warning = first.events.find((e) => e.type === 'warning' && /did not end/.test(e.message));
       expect(warning?.type === 'warning' && warning.message).toMatch(/page 3 still says has_more, but it brought no set not listed before.*all 205/);
       expect(first.summary.failures.some((f) => /did not end/.test(f.reason))).toBe(true);
-      // Pages 1, 2 and the repeat of 2: no page beyond.
+      // Pages 1, 2 and the repeat of 2: no page beyond (a first sync asks no other status).
       expect(setsPages(await svc.admin.stats())).toBe(3);
       await expectDatasetMatches(svc, dest, collectionId);
       expect(await sumsLines(dest)).toBe(SETS);

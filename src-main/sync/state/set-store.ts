@@ -224,6 +224,7 @@ export class SetStore {
       set: db.prepare<[number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id = ?`),
       files: db.prepare<[number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`),
       ids: db.prepare<[], number>('SELECT id FROM sets ORDER BY id').pluck(),
+      any: db.prepare<[], number>('SELECT id FROM sets LIMIT 1').pluck(),
       page: db.prepare<[number, number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id > ? ORDER BY id LIMIT ?`),
       pageFiles: db.prepare<[number, number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id BETWEEN ? AND ? ORDER BY set_id, path`),
     };
@@ -247,6 +248,11 @@ export class SetStore {
       db.close();
       throw e;
     }
+  }
+
+  /** Whether any set is known (one indexed row read, however many there are). */
+  hasSets(): boolean {
+    return this.dirty.size > 0 || this.stmt.any.get() !== undefined;
   }
 
   /** Ids of every known set, ascending. */
