@@ -37,6 +37,9 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:sets',
   'dataset:reveal',
   'media:base',
+  'dataset:setSubset',
+  'dataset:withdrawn',
+  'dataset:purgeWithdrawn',
 ] as const satisfies ReadonlyArray<keyof CoreInvokeChannels>;
 
 export type CoreInvokeChannel = (typeof CORE_INVOKE_CHANNELS)[number];

@@ -13,9 +13,9 @@ import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-i
 import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, oneOf, text } from './schema-kit';
 import type { SecretStoreKind } from './secret-store-kind';
 import { datasetSetsArgSchema, revealArgSchema, type DatasetSetsPage, type RevealResult } from './dataset-sets';
-import { bucketLocationSchema, bucketSecretSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
+import { bucketLocationSchema, bucketSecretSchema, subsetListSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
 
-export type { CollectionDatasetSettings, SettingsPatch, SettingsView, Account } from './settings';
+export type { CollectionDatasetSettings, DatasetSubset, SettingsPatch, SettingsView, Account } from './settings';
 
 export type { SecretStoreKind };
 export type { DatasetSet, DatasetSetRow, DatasetSetsPage, DatasetSetsQuery, FileMediaCheck, RevealResult } from './dataset-sets';
@@ -170,6 +170,15 @@ export interface DatasetCard {
   lastRunFilesTruncated: boolean;
 }
 
+/** What left the dataset (DEST.withdrawn, a bucket's PREFIX.withdrawn): per set folder, its files and bytes. */
+export interface WithdrawnData {
+  /** Where it is kept: the quarantine folder's path, or the bucket's s3:// label. */
+  location: string;
+  sets: Array<{ name: string; objects: number; bytes: number }>;
+  objects: number;
+  bytes: number;
+}
+
 /** A set as the engine's records know it (one row of the Sets tab's local view). */
 export interface LocalSetRow {
   id: number;
@@ -239,6 +248,10 @@ export const coreArgSchemas = {
   'dataset:sets': datasetSetsArgSchema,
   'dataset:reveal': revealArgSchema,
   'media:base': noArgument(),
+  // Subsets and withdrawn sets (docs/contracts.md §1): null = all slots / every set.
+  'dataset:setSubset': args({ collectionId, slots: subsetListSchema, groups: subsetListSchema }),
+  'dataset:withdrawn': collectionRef,
+  'dataset:purgeWithdrawn': collectionRef,
 } as const satisfies { [C in keyof CoreResults]: z.ZodType };
 
 /** What each core channel answers. Collection channels act on the active account's collections. */
@@ -301,6 +314,12 @@ export interface CoreResults {
    * bridge's `/media/<token>/` in a browser. Then `<base>video|thumb/<collectionId>/<setId>/<file name>`.
    */
   'media:base': string;
+  /** Remembers which slots and quota groups the dataset holds; every later sync is given them. */
+  'dataset:setSubset': CollectionDatasetSettings;
+  /** The sets that left the dataset and wait in its quarantine. */
+  'dataset:withdrawn': WithdrawnData;
+  /** Deletes the quarantine (as `purge-withdrawn` does), holding the dataset's lock; busy while a sync runs. Answers what was deleted. */
+  'dataset:purgeWithdrawn': WithdrawnData;
 }
 
 type Schemas = typeof coreArgSchemas;

@@ -2,7 +2,7 @@
 // change from the window, the defaults and (generated from this with z.toJSONSchema) the JSON
 // schema electron-store and conf enforce on the file. API keys never go here.
 import { z } from 'zod';
-import { bool, integer, matching, text } from './schema-kit';
+import { bool, describeValue, integer, matching, text } from './schema-kit';
 import { GiB, MiB } from './units';
 
 /** Parallel downloads of one sync: declared here once for the settings, the IPC contract, the engine and the CLI. */
@@ -104,7 +104,16 @@ export function bucketLabel(location: Pick<BucketLocation, 'bucket' | 'prefix'>)
  * A collection's dataset: a folder (`dest` is its path), or a bucket (`bucket` set, `dest` is its
  * s3:// label, which the engine's events, history and the window show).
  */
-export const collectionDatasetSchema = z.strictObject({ dest: folder, consentsDir: folder.optional(), bucket: bucketLocationSchema.optional() });
+/** A slot key or quota group value as the window sends it (the service's own tokens: no control characters). */
+export const subsetItemSchema = matching(128, /^[^\p{Cc},]{1,128}$/u, 'a slot key or quota group value (1 to 128 characters, no commas or control characters)');
+/** null: every slot (or set); a list: only those (at most 500, and at least one). */
+const subsetListError = (iss: { input?: unknown }) => `must be null (all) or a list of 1 to 500 names, got ${describeValue(iss.input)}${Array.isArray(iss.input) ? ` of ${iss.input.length}` : ''}.`;
+export const subsetListSchema = z.array(subsetItemSchema, { error: subsetListError }).min(1, { error: subsetListError }).max(500, { error: subsetListError }).nullable();
+/** The part of the collection the dataset holds, given to the engine on every sync (absent: as the engine remembers). */
+export const datasetSubsetSchema = z.strictObject({ slots: subsetListSchema, groups: subsetListSchema });
+export type DatasetSubset = z.infer<typeof datasetSubsetSchema>;
+
+export const collectionDatasetSchema = z.strictObject({ dest: folder, consentsDir: folder.optional(), bucket: bucketLocationSchema.optional(), subset: datasetSubsetSchema.optional() });
 export type CollectionDatasetSettings = z.infer<typeof collectionDatasetSchema>;
 
 /** Collection ids as object keys. */

@@ -7,7 +7,11 @@ import type { SettingsStore } from '../settings/settings-store';
 import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, HistoryEntry, LocalSetsPage } from '../../src-shared/ipc-contract';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, DatasetSubset, HistoryEntry, LocalSetsPage, WithdrawnData } from '../../src-shared/ipc-contract';
+import { siblingSpec, type Destination } from '../sync/destination/destination';
+import { openDestination } from '../sync/destination/open';
+import { parseDestination } from '../sync/destination/parse-destination';
+import { listWithdrawn, purgeWithdrawn } from '../sync/withdraw';
 import type { SetStatus } from '../sync/engine';
 import { readCounts, readDatasetCard, readLocalSetsPage, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
@@ -223,5 +227,51 @@ export class Datasets {
   /** A page of the sets the engine holds for the collection's folder (the Sets tab's local view). */
   async setsPage(collectionId: number, page: { offset: number; limit: number; status?: SetStatus }): Promise<LocalSetsPage> {
     return readLocalSetsPage(this.ownFolder(collectionId).dest, page);
+  }
+
+  /**
+   * Remembers the slots and quota groups the dataset holds (null: all); every later sync gives
+   * them to the engine, which moves what falls out to the quarantine (withdraw.ts).
+   */
+  setSubset(collectionId: number, subset: DatasetSubset): CollectionDatasetSettings {
+    const dataset = this.folder(collectionId);
+    const next: CollectionDatasetSettings = { ...dataset, subset: { slots: subset.slots, groups: subset.groups } };
+    this.deps.settings.setCollectionDataset(this.ref(collectionId).accountId, collectionId, next);
+    return next;
+  }
+
+  /** The sets that left the dataset and wait in its quarantine, per set folder. */
+  withdrawn(collectionId: number): Promise<WithdrawnData> {
+    return this.withQuarantine(collectionId, async (_dataset, withdrawn) => ({ location: withdrawn.label, ...(await listWithdrawn(withdrawn)) }));
+  }
+
+  /** Deletes the quarantine with the code `purge-withdrawn` runs; refused while a sync or verify of the collection runs. */
+  purgeWithdrawn(collectionId: number): Promise<WithdrawnData> {
+    const ref = this.ref(collectionId);
+    if (this.deps.syncs.isBusy(ref)) throw new AppError('busy', `Collection ${collectionId} is syncing or being verified; delete withdrawn data when it has finished.`);
+    return this.withQuarantine(collectionId, async (dataset, withdrawn) => ({ location: withdrawn.label, ...(await purgeWithdrawn(dataset, withdrawn)) }));
+  }
+
+  /** The dataset and its quarantine opened (a bucket's with the secret from the keychain), closed after `work`. */
+  private async withQuarantine<T>(collectionId: number, work: (dataset: Destination, withdrawn: Destination) => Promise<T>): Promise<T> {
+    const settings = this.ownFolder(collectionId);
+    let opened: Destination[];
+    let dataset: Destination;
+    let withdrawn: Destination;
+    if (settings.bucket) {
+      const bucket = await this.deps.buckets.open(settings.bucket);
+      ({ destination: dataset, withdrawn } = bucket);
+      opened = [bucket.destination, bucket.consents, bucket.withdrawn];
+    } else {
+      const spec = parseDestination(settings.dest);
+      dataset = openDestination(spec);
+      withdrawn = openDestination(siblingSpec(spec, '.withdrawn'));
+      opened = [dataset, withdrawn];
+    }
+    try {
+      return await work(dataset, withdrawn);
+    } finally {
+      await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
+    }
   }
 }

@@ -167,6 +167,11 @@ export class SyncController {
       signal: abort.signal,
     };
     if (dataset.consentsDir) options.consentsDir = dataset.consentsDir;
+    // The subset chosen in the window, given on every sync (absent: as the engine remembers it).
+    if (dataset.subset) {
+      options.slots = dataset.subset.slots;
+      options.groups = dataset.subset.groups;
+    }
     // Read at each start: a changed limit applies from the next sync.
     if (settings.bwlimitBytesPerSecond !== null) options.bwlimitBytesPerSecond = settings.bwlimitBytesPerSecond;
 

@@ -2,11 +2,10 @@
 // PREFIX.withdrawn/), what left the dataset, after printing what it deletes. The only command
 // that deletes data the service once delivered: nothing else does (withdraw.ts only moves).
 import { parseArgs } from 'node:util';
-import { DestinationError, siblingSpec, type Destination, type DestinationLock } from '../sync/destination/destination';
+import { DestinationError, siblingSpec, type Destination } from '../sync/destination/destination';
 import { openDestination } from '../sync/destination/open';
 import { parseDestination } from '../sync/destination/parse-destination';
-import { STATE_KEY } from '../sync/state';
-import { listWithdrawn } from '../sync/withdraw';
+import { purgeWithdrawn } from '../sync/withdraw';
 import { formatBytes } from './format';
 import type { Io } from './commands';
 import { UsageError } from './usage';
@@ -39,29 +38,18 @@ export async function purgeWithdrawnCommand(argv: string[], io: Io): Promise<num
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  let lock: DestinationLock | undefined;
   try {
-    // A sync moves sets into the quarantine: hold the dataset's lock (when it has been synced) so none does meanwhile.
-    if ((await dataset.readText(STATE_KEY)) !== null) {
-      await dataset.prepare();
-      lock = await dataset.lock();
-    }
-    const found = await listWithdrawn(withdrawn);
-    if (found.objects === 0) {
-      io.stdout.write(`Nothing to delete: ${withdrawn.label} holds no withdrawn data.\n`);
-      await withdrawn.removeAll(); // an empty folder left behind goes too
-      return 0;
-    }
-    for (const s of found.sets) io.stdout.write(`delete  ${s.name}/  (${plural(s.objects, 'file')}, ${formatBytes(s.bytes)})\n`);
-    await withdrawn.removeAll();
-    io.stdout.write(`Deleted ${plural(found.objects, 'file')} (${formatBytes(found.bytes)}) of ${plural(found.sets.length, 'set')} from ${withdrawn.label}.\n`);
+    const found = await purgeWithdrawn(dataset, withdrawn, (listed) => {
+      if (listed.objects === 0) io.stdout.write(`Nothing to delete: ${withdrawn.label} holds no withdrawn data.\n`);
+      for (const s of listed.sets) io.stdout.write(`delete  ${s.name}/  (${plural(s.objects, 'file')}, ${formatBytes(s.bytes)})\n`);
+    });
+    if (found.objects > 0) io.stdout.write(`Deleted ${plural(found.objects, 'file')} (${formatBytes(found.bytes)}) of ${plural(found.sets.length, 'set')} from ${withdrawn.label}.\n`);
     return 0;
   } catch (e) {
     if (!(e instanceof DestinationError)) throw e;
     io.stderr.write(`dataset-sync: purge-withdrawn: ${e.message}\n`);
     return exitFor(e);
   } finally {
-    await lock?.release().catch(() => undefined);
     await dataset.close().catch(() => undefined);
     await withdrawn.close().catch(() => undefined);
   }

@@ -84,6 +84,9 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
     'dataset:sets': ({ collectionId, ...query }) => app.media.sets(collectionId, query),
     'dataset:reveal': ({ collectionId, setId, filename }) => app.media.reveal(collectionId, setId, filename),
     'media:base': async () => shell.mediaBaseUrl ?? ELECTRON_MEDIA_BASE,
+    'dataset:setSubset': async ({ collectionId, slots, groups }) => datasets.setSubset(collectionId, { slots, groups }),
+    'dataset:withdrawn': ({ collectionId }) => datasets.withdrawn(collectionId),
+    'dataset:purgeWithdrawn': ({ collectionId }) => datasets.purgeWithdrawn(collectionId),
   };
 
   const toError = (e: unknown) => toIpcError(e, [...connection.secretsToRedact(), ...app.buckets.secretsToRedact()], shell.log);

@@ -48,6 +48,12 @@ export class SettingsError extends Error {
 export const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 function checkDataset(dataset: CollectionDatasetSettings): CollectionDatasetSettings {
+  const checked = checkLocation(dataset);
+  // The chosen subset (slots, quota groups) is kept with either kind of dataset.
+  return dataset.subset === undefined ? checked : { ...checked, subset: { slots: dataset.subset.slots && [...dataset.subset.slots], groups: dataset.subset.groups && [...dataset.subset.groups] } };
+}
+
+function checkLocation(dataset: CollectionDatasetSettings): CollectionDatasetSettings {
   // A bucket dataset (issue 20): `dest` is the bucket's s3:// label, not a folder, and the
   // location itself must be kept (it was dropped here, so "Use this bucket" could not save).
   if (dataset.bucket !== undefined) {

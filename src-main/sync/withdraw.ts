@@ -5,7 +5,8 @@
 // here: only purge-withdrawn (purgeWithdrawn below) deletes the quarantine.
 import type { DeliveryClient } from '../api/delivery-client';
 import type { SetRecord } from '../../src-shared/delivery-api';
-import type { Destination } from './destination/destination';
+import type { Destination, DestinationLock } from './destination/destination';
+import { STATE_KEY } from './state';
 import { withRetry, type RetryPolicy } from './retry';
 import type { RunContext } from './run-context';
 import type { LocalSet } from './state/set-store';
@@ -127,4 +128,26 @@ export async function listWithdrawn(withdrawn: Destination): Promise<WithdrawnSu
   }
   const sets = [...bySet].map(([name, s]) => ({ name, ...s })).sort((a, b) => Number(a.name) - Number(b.name) || a.name.localeCompare(b.name));
   return { sets, objects, bytes };
+}
+
+/**
+ * Deletes the quarantine `withdrawn` of `dataset` (the one implementation: the CLI and the app's
+ * Delete withdrawn data). Holds the dataset's lock while it lists and deletes (when the dataset
+ * has been synced), so no sync moves sets into it meanwhile; `onFound` hears what will be
+ * deleted before anything is. Resolves with what was deleted. The caller closes both.
+ */
+export async function purgeWithdrawn(dataset: Destination, withdrawn: Destination, onFound?: (found: WithdrawnSummary) => void): Promise<WithdrawnSummary> {
+  let lock: DestinationLock | undefined;
+  try {
+    if ((await dataset.readText(STATE_KEY)) !== null) {
+      await dataset.prepare();
+      lock = await dataset.lock();
+    }
+    const found = await listWithdrawn(withdrawn);
+    onFound?.(found);
+    await withdrawn.removeAll(); // an empty folder left behind goes too
+    return found;
+  } finally {
+    await lock?.release().catch(() => undefined);
+  }
 }

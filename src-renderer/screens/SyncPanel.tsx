@@ -14,6 +14,7 @@ import { VerifyReportView } from '../components/VerifyReportView';
 import { VerifyProgressView } from '../components/VerifyProgressView';
 import { estimateToDownload, LowSpaceDialog, WontFitDialog } from '../components/LowSpaceDialog';
 import { useCollections } from '../stores/collections';
+import { SubsetControl, WithdrawnView } from '../components/SubsetAndWithdrawn';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -77,6 +78,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
           Sync
         </h3>
         <DatasetFolder collectionId={collectionId} disabled={view.running} />
+        {dest && <SubsetControl collectionId={collectionId} disabled={view.running} />}
         <div className="sync-actions">
           <button
             ref={syncButton}
@@ -176,6 +178,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         <section className="card" aria-labelledby="dataset-title">
           <h3 id="dataset-title">Dataset on disk</h3>
           <DatasetCardView collectionId={collectionId} dest={dest} />
+          <WithdrawnView collectionId={collectionId} refresh={summary?.finishedAt} running={view.running || verifying} />
         </section>
       )}
       <section className="card files-card" aria-labelledby="files-title">

@@ -104,6 +104,13 @@ describe('settings with conf', () => {
     expect(JSON.parse(await readFile(store.path, 'utf8'))).toMatchObject({ settingsVersion: 2, bwlimitBytesPerSecond: null });
   });
 
+  it('keeps the subset chosen for a dataset across instances', async () => {
+    const first = createConfSettingsStore({ cwd: dir });
+    first.setCollectionDataset('a1', 7, { dest: join(dir, 'data'), subset: { slots: ['greeting', 'wave'], groups: null } });
+    const second = createConfSettingsStore({ cwd: dir });
+    expect(second.collectionDataset('a1', 7)).toEqual({ dest: join(dir, 'data'), subset: { slots: ['greeting', 'wave'], groups: null } });
+  });
+
   it('refuses relative dataset folders', () => {
     const store = createConfSettingsStore({ cwd: dir });
     expect(() => store.setCollectionDataset('a1', 1, { dest: 'relative/folder' })).toThrow(/absolute path/);

@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const collectionChannels = ['sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:pause', 'sync:resume', 'sync:state', 'sync:history', 'verify:run', 'verify:cancel'] as const;
+const collectionChannels = ['dataset:withdrawn', 'dataset:purgeWithdrawn', 'sync:repair', 'collections:get', 'dataset:pickFolder', 'dataset:showInFolder', 'dataset:showConsents', 'dataset:card', 'sync:cancel', 'sync:pause', 'sync:resume', 'sync:state', 'sync:history', 'verify:run', 'verify:cancel'] as const;
 const noArgChannels = ['connection:get', 'connection:forget', 'collections:list', 'settings:get', 'autosync:next', 'sync:all', 'media:base'] as const;
 const goodSets = { collectionId: 1, status: 'accepted', page: 1, perPage: 50 };
 const goodBucket = { endpoint: 'https://s3.example.org', region: 'us-east-1', bucket: 'research-data', prefix: 'faces/2026', accessKeyId: 'AKIAEXAMPLE' };
@@ -111,6 +111,15 @@ const cases: Array<[string, unknown, RegExp]> = [
     [c, { collectionId: 1 }, /"location" must be an object/],
   ]),
   ['dataset:chooseBucket', { collectionId: 1, location: goodBucket }, /Missing field "secretAccessKey"/],
+  ['dataset:setSubset', { collectionId: 1, slots: null }, /Missing field "groups"/],
+  ['dataset:setSubset', { collectionId: 1, slots: 'greeting', groups: null }, /"slots" must be null \(all\) or a list of 1 to 500 names, got a string/],
+  ['dataset:setSubset', { collectionId: 1, slots: [], groups: null }, /"slots" must be null \(all\) or a list/],
+  ['dataset:setSubset', { collectionId: 1, slots: null, groups: ['18-29', 7] }, /"groups\[1\]" must be a string/],
+  ['dataset:setSubset', { collectionId: 1, slots: ['a,b'], groups: null }, /"slots\[0\]" must be a slot key or quota group value/],
+  ['dataset:setSubset', { collectionId: 1, slots: ['wave\n'], groups: null }, /"slots\[0\]" must be a slot key/],
+  ['dataset:setSubset', { collectionId: 1, slots: ['x'.repeat(129)], groups: null }, /"slots\[0\]" is too long/],
+  ['dataset:setSubset', { collectionId: 1, slots: null, groups: null, dest: '/tmp' }, /Unexpected field "dest"/],
+  ['dataset:setSubset', { slots: null, groups: null }, /Missing field "collectionId"/],
   ['app:openExternal', {}, /Missing field "url"/],
   ['app:openExternal', { url: 5 }, /"url" must be a string/],
   ['app:openExternal', { url: 'file:///etc/passwd' }, /Only https/],
