@@ -11,7 +11,7 @@ export const DatasetSetSchema = SetRecordSchema.extend({
 });
 export type DatasetSet = z.infer<typeof DatasetSetSchema>;
 
-/** A file's media check: `problems` names the broken rules (DESIGN 1.1 media.csv words; listing fields as "listing:<field>"). */
+/** A file's media check: `problems` names the broken rules (docs/contracts.md §1 media.csv words; listing fields as "listing:<field>"). */
 export interface FileMediaCheck {
   ok: boolean;
   problems: string[];

@@ -5,17 +5,8 @@ import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './d
 import { writeResearchFiles } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
-import type { SetStore } from './state/set-store';
+import { indexListsStore, storeMark } from './index-mark';
 
-/** The store's mark for "no record changed since": its change counter (one step per flush that wrote records). */
-function storeMark(store: SetStore): number {
-  return store.changeCount;
-}
-
-/** The index was written from the records as they are now (recorded with storeMark). */
-export function indexListsStore(index: IndexFingerprint & { changes?: number }, store: SetStore): boolean {
-  return index.changes === storeMark(store);
-}
 import { writeMediaFile } from './media/media-file';
 
 /**

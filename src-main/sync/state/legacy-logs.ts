@@ -8,8 +8,8 @@ import type Database from 'better-sqlite3';
 import { closeSync, constants, lstatSync, openSync, readSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { isPositiveId } from '../names';
-import { recordWriter, type LocalSet } from './set-store';
-import { metaValue, setMeta } from './state-db';
+import { metaValue, setMeta } from './meta';
+import { recordWriter, type LocalSet } from './records';
 
 export const LEGACY_SET_LOG = 'sets.jsonl';
 export const LEGACY_HISTORY = 'history.jsonl';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { LEGACY_SET_LOG } from './legacy-logs';
 import { metaValue, openStateDb, openStateDbReadOnly } from './state-db';
-import { entryOfRow, type FileEntry, type FileRow } from './set-store';
+import { entryOfRow, type FileEntry, type FileRow } from './records';
 
 /** A set's standing in the records: complete, incomplete (files missing or failed), or seen leaving "accepted". */
 export type SetStatus = 'complete' | 'incomplete' | 'left_accepted';

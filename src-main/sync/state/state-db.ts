@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { importLegacyLogs } from './legacy-logs';
+import { metaValue, setMeta } from './meta';
 
 export const DB_NAME = 'state.db';
 const SCHEMA_VERSION = 1;
@@ -73,14 +74,7 @@ function refuseLinks(stateDir: string): void {
   }
 }
 
-export function metaValue(db: Database.Database, key: string): number {
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined;
-  return row?.value ?? 0;
-}
-
-export function setMeta(db: Database.Database, key: string, value: number): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
-}
+export { metaValue, setMeta } from './meta';
 
 /** Opens (creating and migrating) the state database of `stateDir` for writing. */
 export function openStateDb(stateDir: string): Database.Database {

@@ -1,0 +1,194 @@
+// The engine's record of a set and its verified files (what set-store.ts keeps), and how a
+// record maps to the rows of state.db's tables `sets` and `files`. Apart from the store so that
+// the legacy import (legacy-logs.ts) writes rows without importing the store that opens it.
+import type Database from 'better-sqlite3';
+import type { MediaEntry } from '../media/media-check';
+export interface FileEntry {
+  setId: number;
+  fileId: number;
+  slotIndex: number;
+  slotKey: string;
+  sizeBytes: number;
+  sha256: string;
+  /** A folder's stamp (ObjectInfo.stamp: the mtime in ms), kept as a number as before the seam. */
+  mtimeMs: number;
+  /** The stamp when it is not a number (a bucket's ETag); then mtimeMs is 0. */
+  stamp?: string;
+  participantRefs: string;
+  isGold: boolean;
+  acceptedAt: string | null;
+  updatedAt: string;
+  downloadedAt: string;
+  /** The media check of this version of the file (media/media-stage.ts); absent until probed. */
+  media?: MediaEntry;
+}
+
+/**
+ * A participant of the set as participants.csv lists it (docs/contracts.md §1), kept with the set's
+ * record when the set is planned, so the file is written at the end of a sync without reading
+ * any set.json back. A field the collection did not ask for is absent.
+ */
+export interface ParticipantEntry {
+  role: string;
+  ref: string;
+  age?: number;
+  gender?: string;
+  ethnicity?: string;
+  skinTone?: string | null;
+  group: string;
+  value: string;
+  /** False for a null consent (none on record). */
+  signed: boolean;
+}
+
+export interface LocalSet {
+  id: number;
+  /** The set's updated_at when it was last complete or failed; null for a set only known by its files. */
+  updatedAt: string | null;
+  isGold: boolean;
+  complete: boolean;
+  /** Set when the set was last seen with a status other than accepted. */
+  leftAccepted?: string;
+  /** Verified files, keyed by path relative to DEST ("sets/12/set_12_slot_01.mp4"). */
+  files: Record<string, FileEntry>;
+  /** The set's participants in role order; absent in a record written before they were kept (participants-file.ts). */
+  participants?: ParticipantEntry[];
+}
+
+/** The stamp the destination gave when the file was verified (ObjectInfo.stamp). */
+export function entryStamp(e: Pick<FileEntry, 'mtimeMs' | 'stamp'>): string {
+  return e.stamp ?? String(e.mtimeMs);
+}
+
+/** The entry fields that record `stamp`: a number's decimal string (a folder's mtime) stays the number mtimeMs, so records read as before. */
+export function stampFields(stamp: string): Pick<FileEntry, 'mtimeMs' | 'stamp'> {
+  const n = Number(stamp);
+  return stamp !== '' && String(n) === stamp ? { mtimeMs: n } : { mtimeMs: 0, stamp };
+}
+
+export function emptyLocalSet(id: number): LocalSet {
+  return { id, updatedAt: null, isGold: false, complete: false, files: {} };
+}
+
+
+/** Sets read per query by all(): a page's records and files cost a few hundred kB at most. */
+export const PAGE = 512;
+
+export interface FileRow {
+  set_id: number;
+  path: string;
+  file_id: number;
+  slot_index: number;
+  slot_key: string;
+  size_bytes: number;
+  sha256: string;
+  mtime_ms: number;
+  stamp: string | null;
+  participant_refs: string;
+  is_gold: number;
+  accepted_at: string | null;
+  updated_at: string;
+  downloaded_at: string;
+  changed_run: number;
+  media: string | null;
+}
+
+export interface SetRow {
+  id: number;
+  updated_at: string | null;
+  is_gold: number;
+  complete: number;
+  left_accepted: string | null;
+  first_files_run: number | null;
+  participants: string | null;
+}
+
+export function entryOfRow(r: FileRow): FileEntry {
+  const e: FileEntry = {
+    setId: r.set_id,
+    fileId: r.file_id,
+    slotIndex: r.slot_index,
+    slotKey: r.slot_key,
+    sizeBytes: r.size_bytes,
+    sha256: r.sha256,
+    mtimeMs: r.mtime_ms,
+    participantRefs: r.participant_refs,
+    isGold: r.is_gold !== 0,
+    acceptedAt: r.accepted_at,
+    updatedAt: r.updated_at,
+    downloadedAt: r.downloaded_at,
+  };
+  if (r.stamp !== null) e.stamp = r.stamp;
+  if (r.media !== null) e.media = JSON.parse(r.media) as MediaEntry;
+  return e;
+}
+
+export function recordOfRow(r: SetRow, files: FileRow[]): LocalSet {
+  const rec: LocalSet = { id: r.id, updatedAt: r.updated_at, isGold: r.is_gold !== 0, complete: r.complete !== 0, files: {} };
+  if (r.left_accepted !== null) rec.leftAccepted = r.left_accepted;
+  if (r.participants !== null) rec.participants = JSON.parse(r.participants) as ParticipantEntry[];
+  for (const f of files) rec.files[f.path] = entryOfRow(f);
+  return rec;
+}
+
+export const SET_COLUMNS = 'id, updated_at, is_gold, complete, left_accepted, first_files_run, participants';
+export const FILE_COLUMNS =
+  'set_id, path, file_id, slot_index, slot_key, size_bytes, sha256, mtime_ms, stamp, participant_refs, is_gold, accepted_at, updated_at, downloaded_at, changed_run, media';
+
+/**
+ * Writes records (inside the caller's transaction): a set's file rows are replaced whole; a
+ * file keeps the run that verified it while its sha256 and download time stay the same.
+ */
+export function recordWriter(db: Database.Database): (rec: LocalSet, run: number) => void {
+  const previous = db.prepare<[number], { path: string; sha256: string; downloaded_at: string; changed_run: number }>(
+    'SELECT path, sha256, downloaded_at, changed_run FROM files WHERE set_id = ?',
+  );
+  const firstFilesRun = db.prepare<[number], number | null>('SELECT first_files_run FROM sets WHERE id = ?').pluck();
+  const deleteFiles = db.prepare('DELETE FROM files WHERE set_id = ?');
+  const insertFile = db.prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${FILE_COLUMNS.split(', ').map((c) => `@${c}`).join(', ')})`);
+  const upsertSet = db.prepare(
+    `INSERT INTO sets (${SET_COLUMNS}) VALUES (@id, @updated_at, @is_gold, @complete, @left_accepted, @first_files_run, @participants)
+     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, is_gold = excluded.is_gold, complete = excluded.complete,
+       left_accepted = excluded.left_accepted, first_files_run = excluded.first_files_run,
+       participants = excluded.participants`,
+  );
+  return (rec, run) => {
+    const before = new Map(previous.all(rec.id).map((p) => [p.path, p]));
+    const firstRun = firstFilesRun.get(rec.id);
+    const paths = Object.keys(rec.files);
+    deleteFiles.run(rec.id);
+    for (const rel of paths) {
+      const e = rec.files[rel]!;
+      const old = before.get(rel);
+      const same = old !== undefined && old.sha256 === e.sha256 && old.downloaded_at === e.downloadedAt;
+      insertFile.run({
+        set_id: rec.id,
+        path: rel,
+        file_id: e.fileId,
+        slot_index: e.slotIndex,
+        slot_key: e.slotKey,
+        size_bytes: e.sizeBytes,
+        sha256: e.sha256,
+        mtime_ms: e.mtimeMs,
+        stamp: e.stamp ?? null,
+        participant_refs: e.participantRefs,
+        is_gold: e.isGold ? 1 : 0,
+        accepted_at: e.acceptedAt,
+        updated_at: e.updatedAt,
+        downloaded_at: e.downloadedAt,
+        changed_run: same ? old.changed_run : run,
+        media: e.media ? JSON.stringify(e.media) : null,
+      });
+    }
+    upsertSet.run({
+      id: rec.id,
+      updated_at: rec.updatedAt,
+      is_gold: rec.isGold ? 1 : 0,
+      complete: rec.complete ? 1 : 0,
+      left_accepted: rec.leftAccepted ?? null,
+      first_files_run: firstRun ?? (paths.length > 0 ? run : null),
+      participants: rec.participants ? JSON.stringify(rec.participants) : null,
+    });
+  };
+}
+
