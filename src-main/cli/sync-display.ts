@@ -3,6 +3,7 @@
 // stdout is handled by the caller; this only draws for people.
 import type { ProgressEvent, SyncEvent, SyncPhase, SyncSummary } from '../../src-shared/sync-events';
 import { consentMissingWords } from '../../src-shared/consent-words';
+import { mediaCheckWords } from '../../src-shared/media-words';
 import { bar, formatBytes, formatDuration, formatRate } from './format';
 
 const PLAIN_INTERVAL_MS = 5000;
@@ -175,6 +176,6 @@ export function summaryText(s: SyncSummary): string {
 
 /** The media check's line, only when some file of the dataset is not `ok` in media.csv. */
 function mediaLine(s: SyncSummary): string {
-  const n = s.mediaProblems ?? 0;
-  return n > 0 ? `\nMedia check: ${n} file${n === 1 ? '' : 's'} not as the collection's rules or the listing say (see media.csv)` : '';
+  const words = mediaCheckWords(s);
+  return words ? `\n${words}` : '';
 }

@@ -16,19 +16,19 @@ import { writeMediaFile } from './media/media-file';
  * otherwise both are rewritten, records read a page of sets at a time (memory stays flat in the set
  * count). Entries of files found damaged and not healed have been dropped before (disk-check.ts).
  */
-export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number }> {
+export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number; mediaUnprobed: number }> {
   const store = state.store;
   store.flush();
   const index = state.head.index;
   const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
-  const mediaProblems = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
+  const media = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
   if (!unchanged) {
     const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
     state.head.index = { ...written, changes: storeMark(store) };
     state.touch();
   }
   await writeResearchFiles(dest, state); // participants.csv and croissant.json, after the manifest they name
-  return { mediaProblems };
+  return { mediaProblems: media.problems, mediaUnprobed: media.unprobed };
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */

@@ -579,7 +579,9 @@ export class SyncRun {
           const lost = await dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
           for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         }
-        s.mediaProblems = (await writeDatasetIndex(dest, state)).mediaProblems;
+        const media = await writeDatasetIndex(dest, state);
+        s.mediaProblems = media.mediaProblems;
+        s.mediaUnprobed = media.mediaUnprobed;
         if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;
         await state.saveIfChanged();
       } catch (e) {

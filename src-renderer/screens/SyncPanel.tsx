@@ -15,6 +15,7 @@ import { VerifyProgressView } from '../components/VerifyProgressView';
 import { estimateToDownload, LowSpaceDialog, WontFitDialog } from '../components/LowSpaceDialog';
 import { useCollections } from '../stores/collections';
 import { SubsetControl, WithdrawnView } from '../components/SubsetAndWithdrawn';
+import { mediaCheckWords } from '../../src-shared/media-words';
 
 const EMPTY_VIEW = emptySyncView();
 
@@ -157,7 +158,7 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
                 ? `Sync stopped: ${summary.fatal.message}`
                 : `${repaired ? 'Last repair' : 'Last sync'}: ${summary.filesDownloaded} downloaded, ${summary.filesUpToDate} up to date, ${summary.filesFailed} failed.`}
             {summary.setsNotServed.length > 0 && ` Sets no longer served: ${summary.setsNotServed.join(', ')}.`}
-            {!summary.cancelled && !summary.fatal && (summary.mediaProblems ?? 0) > 0 && ` Media check: ${summary.mediaProblems === 1 ? '1 file is' : `${summary.mediaProblems} files are`} not as the collection's rules or the listing say (see the Sets tab and media.csv).`}
+            {!summary.cancelled && !summary.fatal && mediaCheckWords(summary) && ` ${mediaCheckWords(summary)}.`}
             {!summary.cancelled && !summary.fatal && summary.consentMissingSets ? ` ${consentMissingWords(summary.consentMissingSets)} (participants.csv: consent "missing").` : null}
           </p>
         )}

@@ -90,6 +90,7 @@ describe('media check', () => {
     const summary = events.at(-1)!;
     if (summary.type !== 'summary') throw new Error('no summary');
     expect(summary.summary.mediaProblems).toBe(5);
+    expect(summary.summary.mediaUnprobed).toBe(0);
     expect(events.filter((e) => e.type === 'warning')).toEqual([]);
 
     const files = await listedFiles(dest);
@@ -141,6 +142,7 @@ describe('media check', () => {
     if (summary.type !== 'summary') throw new Error('no summary');
     expect(summary.summary.filesDownloaded).toBe(12);
     expect(summary.summary.mediaProblems).toBe(12);
+    expect(summary.summary.mediaUnprobed).toBe(12); // said as "not checked", never as broken rules
     const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
     expect(csv).toHaveLength(13);
     for (const row of csv.slice(1)) expect(row.slice(1)).toEqual(['', '', '', '', '', 'unprobed', '']);

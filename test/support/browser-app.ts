@@ -46,7 +46,8 @@ export async function startBrowserApp(options: BrowserAppOptions): Promise<Brows
       await browser.close();
       await bridge.close();
       await service.close();
-      await rm(root, { recursive: true, force: true });
+      // A sync or a thumbnail still finishing after the bridge closed can add a file while rm walks the tree (ENOTEMPTY): retry.
+      await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }

@@ -20,13 +20,21 @@ const MEDIA_KEY = 'media.csv';
  * Writes media.csv (rows in the manifest's order: set id, then slot) unless `indexUnchanged`
  * and it is there; returns the files whose rules or listing is not `ok` (summary.mediaProblems).
  */
-export async function writeMediaFile(dest: Destination, sets: () => Iterable<LocalSet>, indexUnchanged: boolean): Promise<number> {
+export interface MediaCounts {
+  /** Files whose rules or listing is not `ok` (summary.mediaProblems), unprobed ones included. */
+  problems: number;
+  /** Of those, the files no prober read (`unprobed`): not known to break anything (summary.mediaUnprobed). */
+  unprobed: number;
+}
+
+export async function writeMediaFile(dest: Destination, sets: () => Iterable<LocalSet>, indexUnchanged: boolean): Promise<MediaCounts> {
   if (indexUnchanged) {
     const text = await dest.readText(MEDIA_KEY);
     if (text !== null) return countProblems(text);
   }
   const rules = rulesOfCollectionJson(await dest.readText('collection.json'));
   let problems = 0;
+  let unprobed = 0;
   function* rows(): Generator<string[]> {
     for (const set of sets()) {
       const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
@@ -34,6 +42,7 @@ export async function writeMediaFile(dest: Destination, sets: () => Iterable<Loc
         const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
         const v = judge(rel, media, rules);
         if (isProblem(v)) problems++;
+        if (v.rules === 'unprobed') unprobed++;
         const p = media?.probe;
         yield [rel, ...(p ? [p.width, p.height, p.fps, p.duration, p.codec].map(String) : ['', '', '', '', '']), v.rules, v.listing];
       }
@@ -42,16 +51,18 @@ export async function writeMediaFile(dest: Destination, sets: () => Iterable<Loc
   const csv = stringify({ header: true, columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] });
   void pipeline(Readable.from(rows()), csv).catch(() => undefined);
   await dest.writeAtomic(MEDIA_KEY, csv);
-  return problems;
+  return { problems, unprobed };
 }
 
 /** Rows of media.csv (as written above) whose last two cells are not both `ok`. */
-function countProblems(text: string): number {
-  let n = 0;
+function countProblems(text: string): MediaCounts {
+  let problems = 0;
+  let unprobed = 0;
   const lines = text.split('\n');
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!.replace(/\r$/, '');
-    if (line !== '' && !line.endsWith(',ok,ok')) n++;
+    if (line !== '' && !line.endsWith(',ok,ok')) problems++;
+    if (/,unprobed,[^,]*$/.test(line)) unprobed++;
   }
-  return n;
+  return { problems, unprobed };
 }
