@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceService } from '../../src-service/index';
 import type { MediaFaultEntry } from '../../src-service/admin-client';
 import { mainCollection, parseNdjson, runCli, tempDir, type Service } from '../engine/helpers';
+import { toolPresent } from '../support/media-tools';
 
-const hasFfprobe = spawnSync('ffprobe', ['-version']).status === 0;
+const hasFfprobe = toolPresent('ffprobe');
 const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
 
 let svc: Service;

@@ -3,24 +3,17 @@
 // ffmpeg, a click plays it in a <video> through the bridge's /media/<token>/ (the same handler
 // as the app's dataset-media:// protocol), filters narrow the list, the page size follows the
 // window height, and the media URLs refuse a wrong token.
-import { execFileSync } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUiStack, type UiStack } from './ui-stack';
 import { docScreenshot } from '../support/doc-screenshot';
+import { toolPresent } from '../support/media-tools';
 
 const SETS = 6;
 let stack: UiStack;
 
-function ffmpegPresent(): boolean {
-  try {
-    execFileSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const ffmpegPresent = (): boolean => toolPresent('ffmpeg');
 
 beforeAll(async () => {
   // No fileSize: the service serves its real demo clips (mp4 and mov in the main collection).

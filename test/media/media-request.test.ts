@@ -11,6 +11,7 @@ import { createMediaHandler, mediaContentType, parseRange, type MediaResponse } 
 import { Thumbnailer, thumbPath, THUMB_CONCURRENCY } from '../../src-main/app/media/thumbnails';
 import { listDatasetSets } from '../../src-main/app/media/local-sets';
 import { sync, tempDir, useService } from '../engine/helpers';
+import { toolPresent } from '../support/media-tools';
 
 const ctx = useService({ sets: 4, slots: 2 });
 let dest: string;
@@ -26,14 +27,7 @@ async function bytes(body: Readable | null): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function ffmpegPresent(): boolean {
-  try {
-    execFileSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const ffmpegPresent = (): boolean => toolPresent('ffmpeg');
 
 beforeAll(async () => {
   dest = path.join(await tempDir('dsync-media-'), 'dataset');

@@ -11,9 +11,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getBytes, getJson, sha256, startTestService, walkSets, type ApiCollectionDetail, type ApiFile, type TestService } from './support';
+import { toolPresent } from '../support/media-tools';
 
 const MEDIA_DIR = fileURLToPath(new URL('../../src-service/media/', import.meta.url));
-const hasFfprobe = spawnSync('ffprobe', ['-version']).status === 0;
+const hasFfprobe = toolPresent('ffprobe');
 const hasFile = spawnSync('file', ['--version']).status === 0;
 const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
 const NO_FILE = 'file(1) is not installed (apt-get install file)';
