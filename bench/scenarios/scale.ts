@@ -6,7 +6,9 @@
 // - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
 // - peak RSS (GNU time -v), the engine state folder's size (DEST/.dataset-sync), and the
 //   longest event-loop stall of our CLI (bench/lib/stall-probe.mjs preloaded: no engine hook).
-// Ratios and medians only; nothing here asserts a time.
+// The media stage is off (DATASET_SYNC_MEDIA_CHECK=off): the lazy files are random bytes listed as
+// videos, and one ffprobe start per file would time the prober, not the engine (bench/NOTES.md,
+// "Media check"). Ratios and medians only; nothing here asserts a time.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
@@ -38,7 +40,7 @@ function q(s: string): string {
 async function oursWithStall(ctx: BenchContext, svc: BenchService, dest: string, o: OursOptions = {}): Promise<ScaleRun> {
   const stallFile = path.join(ctx.workDir, `stall-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const nodeOptions = [process.env.NODE_OPTIONS, `--import=${PROBE}`].filter(Boolean).join(' ');
-  const run = await runOurs(svc, dest, { ...o, env: { ...o.env, NODE_OPTIONS: nodeOptions, BENCH_STALL_FILE: stallFile } });
+  const run = await runOurs(svc, dest, { ...o, env: { ...o.env, NODE_OPTIONS: nodeOptions, BENCH_STALL_FILE: stallFile, DATASET_SYNC_MEDIA_CHECK: 'off' } });
   const stall = await fs
     .readFile(stallFile, 'utf8')
     .then((t) => JSON.parse(t) as Stall)

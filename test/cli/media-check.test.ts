@@ -132,8 +132,9 @@ describe('media check', () => {
 
   it('without a prober every file is unprobed, one warning says so, and the sync exits 0', { timeout: 600_000 }, async () => {
     const dest = path.join(work, 'ds-noprobe');
-    // No ffprobe on PATH (the CLI runs as node by its absolute path) and none configured.
-    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), PATH: path.join(work, 'empty-bin'), DATASET_SYNC_FFPROBE: undefined }, timeoutMs: 240_000 });
+    // A configured prober that does not exist stands for a machine without one (the packaged
+    // static ffprobe is an optional dependency, so an empty PATH alone would not do).
+    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), DATASET_SYNC_FFPROBE: path.join(work, 'no-such-ffprobe') }, timeoutMs: 240_000 });
     expect(r.code).toBe(0);
     const events = parseNdjson(r.stdout);
     const warnings = events.filter((e) => e.type === 'warning');
