@@ -133,6 +133,29 @@ export function explainFailure(reason: string | undefined, code?: FailureCode): 
   return { summary: words.summary, explanation: words.explanation + tries, detail: text ? shortDetail(text) : 'No reason was reported.' };
 }
 
+const DAMAGE_WORDS: Record<'missing' | 'changed', Words> = {
+  missing: {
+    summary: 'Missing on disk',
+    explanation: 'Verify found this file missing from the dataset folder. Press Repair to download it again.',
+  },
+  changed: {
+    summary: 'Changed on disk',
+    explanation: "Verify found this file's contents changed since it was verified (its SHA-256 no longer matches the manifest). Press Repair to download it again.",
+  },
+};
+
+/** A Files-table row's failure in plain words: what Verify found on disk, else the engine's failure by its code. */
+export function explainRow(row: { reason?: string; code?: FailureCode; damage?: 'missing' | 'changed' }): PlainFailure {
+  if (!row.damage) return explainFailure(row.reason, row.code);
+  return { ...DAMAGE_WORDS[row.damage], detail: row.reason ? shortDetail(row.reason) : 'No reason was reported.' };
+}
+
+/** How a failed row's state reads: a Verify finding as such, anything else as "Failed: …". */
+export function failedRowText(row: { reason?: string; code?: FailureCode; damage?: 'missing' | 'changed' }): string {
+  const words = explainRow(row);
+  return row.damage ? words.summary : `Failed: ${words.summary}`;
+}
+
 /** True when the failure has specific words (not the fallback). */
 export function isKnownFailure(reason: string, code?: FailureCode): boolean {
   return WORDS[codeOf(reason, code)] !== null;

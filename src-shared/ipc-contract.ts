@@ -103,6 +103,8 @@ export interface DatasetFileRow {
   sizeBytes: number;
   state: 'verified' | 'up_to_date' | 'failed';
   reason?: string;
+  /** A failed row that is the last Verify's finding on disk, not a download that failed. */
+  damage?: 'missing' | 'changed';
 }
 
 /** What the last sync changed, per set. */

@@ -155,7 +155,7 @@ const DAMAGE_REASON = {
  */
 function lastRunFiles(q: StateQueries, counts: StateCounts, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>): { files: DatasetFileRow[]; truncated: boolean } {
   const files: DatasetFileRow[] = [];
-  for (const e of q.filesAt([...damaged.keys()])) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[damaged.get(e.path)!] });
+  for (const e of q.filesAt([...damaged.keys()])) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[damaged.get(e.path)!], damage: damaged.get(e.path)! });
   for (const f of last?.failures ?? []) {
     if (f.path !== undefined) files.push({ setId: f.setId, path: f.path, sizeBytes: 0, state: 'failed', reason: f.reason });
   }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { FileRow } from '../stores/sync';
-import { explainFailure, failureReport } from '../failure-words';
+import { explainRow, failedRowText, failureReport } from '../failure-words';
 
 /** A failed row's state as a disclosure button: it unfolds the reason below the row. */
 export function FailureToggle({ row, open, controls, onToggle }: { row: FileRow; open: boolean; controls: string; onToggle: () => void }) {
@@ -9,7 +9,7 @@ export function FailureToggle({ row, open, controls, onToggle }: { row: FileRow;
       <span className="chevron" aria-hidden="true">
         {open ? '▾' : '▸'}
       </span>
-      Failed: {explainFailure(row.reason, row.code).summary}
+      {failedRowText(row)}
     </button>
   );
 }
@@ -18,7 +18,7 @@ type CopyState = 'idle' | 'copied' | 'failed';
 
 /** What happened and what to do, the engine's reason (shortened, no key), and a Copy button. */
 export function FailureDetails({ row, id }: { row: FileRow; id: string }) {
-  const failure = explainFailure(row.reason, row.code);
+  const failure = explainRow(row);
   const [copy, setCopy] = useState<CopyState>('idle');
   const detailRef = useRef<HTMLParagraphElement>(null);
   const mounted = useRef(true);

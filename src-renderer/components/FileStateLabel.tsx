@@ -1,7 +1,7 @@
 import type { FileRow } from '../stores/sync';
 import type { FileState } from '../../src-shared/sync-events';
 import { percent } from '../format';
-import { explainFailure } from '../failure-words';
+import { explainFailure, explainRow, failedRowText } from '../failure-words';
 
 export const FILE_STATE_NAMES: Record<FileState, string> = {
   queued: 'Queued',
@@ -21,14 +21,14 @@ export function fileStateText(row: FileRow, paused = false): string {
     case 'retrying':
       return `Retrying (attempt ${row.attempt ?? '?'})${row.reason ? `: ${explainFailure(row.reason, row.code).summary}` : ''}`;
     case 'failed':
-      return `Failed: ${explainFailure(row.reason, row.code).summary}`;
+      return failedRowText(row);
     default:
       return FILE_STATE_NAMES[row.state];
   }
 }
 
 export function FileStateLabel({ row, paused = false }: { row: FileRow; paused?: boolean }) {
-  const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainFailure(row.reason, row.code).detail : undefined;
+  const detail = row.reason && (row.state === 'retrying' || row.state === 'failed') ? explainRow(row).detail : undefined;
   return (
     <span className={`state state-${row.state}`} title={detail}>
       {fileStateText(row, paused)}

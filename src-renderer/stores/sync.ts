@@ -17,6 +17,8 @@ export interface FileRow {
   reason?: string;
   /** Why it failed or is retried (the engine's FailureCode); the window's words come from it. */
   code?: FailureCode;
+  /** Set on the card's rows of what the last Verify found missing or changed on disk: its words, not a download's. */
+  damage?: 'missing' | 'changed';
   /** While the file is in flight: its own received rate over the last seconds (ProgressEvent.active). */
   bytesPerSecond?: number;
 }

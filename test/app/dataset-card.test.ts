@@ -91,6 +91,8 @@ describe('dataset card', () => {
       ['sets/2/set_2_slot_01.mp4', 'failed'],
       ['sets/1/set_1_slot_02.mp4', 'verified'],
     ]);
+    // The window words them as Verify's findings on disk, not as downloads that failed.
+    expect(card.lastRunFiles.map((f) => f.damage)).toEqual(['missing', 'changed', undefined]);
 
     const repair = summary('2026-03-02T00:00:00.000Z', { finishedAt: '2026-03-02T00:00:09.000Z', filesDownloaded: 2 });
     await recordRunEnded(dest, repair, 'repair');

@@ -51,6 +51,15 @@ describe.each([800, 1280])('recruiter at %i px', (width) => {
 
     await page.getByRole('navigation', { name: 'Recruiter sections' }).getByRole('button', { name: 'Data Champs' }).click();
     await page.getByTestId('champ-total').waitFor();
+    // The unfiltered results fit their card: no sideways scrolling inside it, every Profile… button in view.
+    await page.locator('table.rc-champ-table tbody tr').first().waitFor();
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('.rc-champs .table-wrap')!;
+      const right = wrap.getBoundingClientRect().right;
+      const buttons = [...wrap.querySelectorAll('tbody button')].map((b) => b.getBoundingClientRect().right);
+      return { scroll: wrap.scrollWidth, client: wrap.clientWidth, clipped: buttons.filter((r) => r > right + 0.5).length };
+    });
+    expect(fit).toEqual({ scroll: fit.client, client: fit.client, clipped: 0 });
     await page.getByLabel('Name').fill(dear.data_champ.name);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const row = page.locator(`table.rc-champ-table tr[data-champ-id="${dear.data_champ.id}"]`);

@@ -83,6 +83,9 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   const filterChoices = () => page.getByLabel('Filter files by state').locator('option').allTextContents();
   await expect.poll(filterChoices).toContainEqual('Failed (2)');
   expect(await filterChoices()).toContainEqual(`Verified (${total - 2})`);
+  // The damaged rows say what Verify found on disk, not that a download failed ("Could not download").
+  const damagedRows = page.locator('.transfer-row[data-state="failed"] .failure-toggle');
+  await expect.poll(async () => (await damagedRows.allTextContents()).map((t) => t.replace('▸', '').trim()).sort()).toEqual(['Changed on disk', 'Missing on disk']);
   await report.scrollIntoViewIfNeeded();
   await docScreenshot(page, 'verify-before-repair');
 
