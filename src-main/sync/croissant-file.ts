@@ -1,9 +1,10 @@
 // croissant.json (docs/contracts.md §1): Croissant 1.0 metadata (MLCommons, JSON-LD) of the dataset,
 // so ML tools (mlcroissant, Hugging Face) can load the folder: the collection's title and a
-// description, one cr:FileObject per file of SHA256SUMS (contentUrl = its path, sha256), the
+// description, one cr:FileObject per file of SHA256SUMS (contentUrl = its path, sha256), then the
 // FileObjects of manifest.csv and participants.csv, and a cr:RecordSet for each of those two
 // tables. The @context is the standard one of the Croissant 1.0 specification's examples.
-// Streamed: the file list is as long as the manifest.
+// Streamed: the file list is as long as the manifest. The tables' FileObjects close the list, so
+// a sync that only adds sets replaces the closing part and keeps the rest (appendCroissant).
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
@@ -180,8 +181,8 @@ function json(value: unknown, depth: number): string {
   return JSON.stringify(value, null, 2).replace(/\n/g, '\n' + '  '.repeat(depth));
 }
 
-/** croissant.json's text, streamed in batches: one FileObject per file of the sets (SHA256SUMS's files, in its order). */
-async function* croissantBody(collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): AsyncGenerator<string> {
+/** What croissant.json says before the first FileObject: the dataset's head and the opening of `distribution`. */
+function opening(collection: CollectionFacts): string {
   const head = {
     '@context': CROISSANT_CONTEXT,
     '@type': 'sc:Dataset',
@@ -189,29 +190,83 @@ async function* croissantBody(collection: CollectionFacts, manifest: TableFile, 
     description: description(collection),
     conformsTo: CROISSANT_CONFORMS_TO,
   };
-  const opening = JSON.stringify(head, null, 2).replace(/\n}$/, '');
-  let out = `${opening},\n  "distribution": [\n`;
-  out += '    ' + json(fileObject('manifest.csv', manifest.size, manifest.sha256, 'text/csv', 'One row per file of the dataset.'), 2);
-  out += ',\n    ' + json(fileObject('participants.csv', participants.size, participants.sha256, 'text/csv', 'One row per participant of the sets in the dataset.'), 2);
+  return `${JSON.stringify(head, null, 2).replace(/\n}$/, '')},\n  "distribution": [\n`;
+}
+
+/** The FileObjects of the sets' files (SHA256SUMS's files, in its order), each followed by a comma: the tables' come after. */
+function* fileObjects(sets: Iterable<LocalSet>): Generator<string> {
   for (const set of sets) {
     if (!inDataset(set)) continue;
     // The order of SHA256SUMS (dataset.ts): by slot within the set.
     const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) out += ',\n    ' + json(fileObject(rel, f.sizeBytes, f.sha256, encodingFormat(rel)), 2);
+    for (const [rel, f] of entries) yield '    ' + json(fileObject(rel, f.sizeBytes, f.sha256, encodingFormat(rel)), 2) + ',\n';
+  }
+}
+
+/**
+ * What follows the last file's FileObject: the tables' FileObjects (their hashes change with every
+ * change, so they close the list, and a sync that adds files replaces only this part), the record sets
+ * and the closing brackets.
+ */
+function closing(manifest: TableFile, participants: TableFile): string {
+  const recordSets = [
+    recordSet('files', 'manifest.csv', 'The files of the dataset, one record per file (manifest.csv); path is the FileObject of the file.', MANIFEST_TYPES, ['path']),
+    recordSet('participants', 'participants.csv', 'The participants of the sets, one record per participant (participants.csv); consent is "signed" or "missing".', PARTICIPANT_TYPES, ['set_id', 'role']),
+  ];
+  return (
+    '    ' +
+    json(fileObject('manifest.csv', manifest.size, manifest.sha256, 'text/csv', 'One row per file of the dataset.'), 2) +
+    ',\n    ' +
+    json(fileObject('participants.csv', participants.size, participants.sha256, 'text/csv', 'One row per participant of the sets in the dataset.'), 2) +
+    '\n  ],\n  "recordSet": ' +
+    json(recordSets, 1) +
+    '\n}\n'
+  );
+}
+
+/** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets. */
+async function* croissantBody(collection: CollectionFacts, files: Iterable<string>, end: string): AsyncGenerator<string> {
+  let out = opening(collection);
+  for (const fo of files) {
+    out += fo;
     if (out.length >= 256 * 1024) {
       yield out;
       out = '';
     }
   }
-  const recordSets = [
-    recordSet('files', 'manifest.csv', 'The files of the dataset, one record per file (manifest.csv); path is the FileObject of the file.', MANIFEST_TYPES, ['path']),
-    recordSet('participants', 'participants.csv', 'The participants of the sets, one record per participant (participants.csv); consent is "signed" or "missing".', PARTICIPANT_TYPES, ['set_id', 'role']),
-  ];
-  out += '\n  ],\n  "recordSet": ' + json(recordSets, 1) + '\n}\n';
-  yield out;
+  yield out + end;
+}
+
+/** croissant.json as written, and the bytes of its closing part (what an append replaces). */
+export interface CroissantWritten {
+  info: ObjectInfo;
+  closingBytes: number;
 }
 
 /** Writes croissant.json atomically. */
-export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): Promise<ObjectInfo> {
-  return dest.writeAtomic('croissant.json', croissantBody(collection, manifest, participants, sets));
+export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): Promise<CroissantWritten> {
+  const end = closing(manifest, participants);
+  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, fileObjects(sets), end));
+  return { info, closingBytes: Buffer.byteLength(end) };
+}
+
+/**
+ * Adds the FileObjects of `sets` (above every set described) to croissant.json as `expect`
+ * describes it, whose closing part is `closingBytes` long: the file is cloned without that part,
+ * the new FileObjects and the new closing part appended, and the clone renamed over it
+ * (Destination.extendAtomic), the bytes writeCroissant would write. null when the destination
+ * cannot or the file is no longer as recorded: the caller writes it whole.
+ */
+export async function appendCroissant(
+  dest: Destination,
+  expect: { size: number; stamp: string },
+  closingBytes: number,
+  manifest: TableFile,
+  participants: TableFile,
+  sets: readonly LocalSet[],
+): Promise<CroissantWritten | null> {
+  if (!dest.extendAtomic || closingBytes > expect.size) return null;
+  const end = closing(manifest, participants);
+  const info = await dest.extendAtomic('croissant.json', expect, [...fileObjects(sets)].join('') + end, expect.size - closingBytes);
+  return info === null ? null : { info, closingBytes: Buffer.byteLength(end) };
 }

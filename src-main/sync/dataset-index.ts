@@ -2,7 +2,7 @@
 // (docs/contracts.md §1), written only when something changed, and then for what changed.
 import type { Destination } from './destination/destination';
 import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
-import { writeResearchFiles } from './research-files';
+import { writeResearchFiles, type AppendedSets } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import { indexListsStore, storeMark } from './index-mark';
@@ -21,21 +21,30 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   store.flush();
   const index = state.head.index;
   const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
-  const media = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
+  let appended: AppendedSets | undefined;
   if (!unchanged) {
-    const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
+    const rows = await appendRows(dest, state);
+    appended = rows ?? undefined;
+    const written = rows?.written ?? (await writeManifestAndSums(dest, () => store.all()));
     state.head.index = { ...written, changes: storeMark(store) };
     state.touch();
   }
-  await writeResearchFiles(dest, state); // participants.csv and croissant.json, after the manifest they name
+  // media.csv: rewritten with the manifest, or extended by the same sets' rows
+  const media = await writeMediaFile(dest, () => store.all(), unchanged, state.head.media, appended?.sets);
+  if (media.written) {
+    state.head.media = media.written;
+    state.touch();
+  }
+  await writeResearchFiles(dest, state, appended); // participants.csv and croissant.json, after the manifest they name
   return { mediaProblems: media.problems, mediaUnprobed: media.unprobed };
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */
-async function appendRows(dest: Destination, state: RunState): Promise<IndexFingerprint | null> {
+async function appendRows(dest: Destination, state: RunState): Promise<(AppendedSets & { written: IndexFingerprint }) | null> {
   const base = state.indexAtStart;
   if (!base || state.changedSets.size === 0) return null;
   const ids = [...state.changedSets].sort((a, b) => a - b);
   const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
-  return appendManifestAndSums(dest, base, sets);
+  const written = await appendManifestAndSums(dest, base, sets);
+  return written && { base, sets, written };
 }

@@ -6,6 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Participant, SetRecord } from '../../src-shared/delivery-api';
 import { datasetCsvOptions } from './dataset';
 import type { Destination, ObjectInfo } from './destination/destination';
@@ -64,16 +65,18 @@ function cells(setId: number, p: ParticipantEntry): string[] {
   return [String(setId), p.role, p.ref, opt(p.age), opt(p.gender), opt(p.ethnicity), opt(p.skinTone), p.group, p.value, p.signed ? 'signed' : 'missing'];
 }
 
+/** The rows of `sets` (those in the dataset), in role order within each set. */
+function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
+  for (const set of sets) {
+    if (!inDataset(set)) continue;
+    for (const p of [...(set.participants ?? [])].sort(byRole)) yield cells(set.id, p);
+  }
+}
+
 /** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
 async function* participantsBody(sets: Iterable<LocalSet>, hash: Hash): AsyncGenerator<Buffer> {
-  async function* rows(): AsyncGenerator<string[]> {
-    for (const set of sets) {
-      if (!inDataset(set)) continue;
-      for (const p of [...(set.participants ?? [])].sort(byRole)) yield cells(set.id, p);
-    }
-  }
   const csv = stringify(datasetCsvOptions(PARTICIPANTS_COLUMNS));
-  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
+  void pipeline(Readable.from(rowsOf(sets)), csv).catch(() => undefined);
   for await (const chunk of csv as AsyncIterable<Buffer>) {
     hash.update(chunk);
     yield chunk;
@@ -90,4 +93,16 @@ export async function writeParticipantsCsv(dest: Destination, sets: Iterable<Loc
   const hash = createHash('sha256');
   const info = await dest.writeAtomic('participants.csv', participantsBody(sets, hash));
   return { info, sha256: hash.digest('hex') };
+}
+
+/**
+ * Appends the rows of `sets` to participants.csv as `expect` describes it (Destination.extendAtomic:
+ * clone, append, rename), which gives the bytes writeParticipantsCsv would write when every set
+ * of `sets` is above every set listed (the caller's rule: the manifest took them the same way).
+ * null when the destination cannot or the file is no longer as recorded: the caller writes it whole.
+ */
+export async function appendParticipantsCsv(dest: Destination, expect: { size: number; stamp: string }, sets: readonly LocalSet[]): Promise<ObjectInfo | null> {
+  if (!dest.extendAtomic) return null;
+  const tail = stringifySync([...rowsOf(sets)], { ...datasetCsvOptions(PARTICIPANTS_COLUMNS), header: false });
+  return dest.extendAtomic('participants.csv', expect, tail);
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination } from './destination/destination';
 import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
+import type { MediaFingerprint } from './media/media-file';
 import type { FileEntry } from './state/set-store';
 import { parseSubset, type Subset } from './subset';
 
@@ -38,6 +39,8 @@ export interface ResearchFingerprint {
   manifest: FileFingerprint;
   participants: FileFingerprint;
   croissant: FileFingerprint;
+  /** Bytes of croissant.json after its last file's FileObject (croissant-file.ts appendCroissant replaces them). */
+  croissantClosing?: number;
   /** collection.json's title and spec as croissant.json describes them. */
   collection: string;
   /** Sets of the dataset with a participant whose consent is null (the summary's consentMissingSets). */
@@ -67,6 +70,8 @@ export interface EngineState {
   subset?: Subset;
   /** participants.csv and croissant.json as last written, and the sets lacking a consent then (research-files.ts). */
   research?: ResearchFingerprint;
+  /** media.csv as last written, its rules and counts (media/media-file.ts). */
+  media?: MediaFingerprint;
   /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
   generation?: string;
 }
@@ -132,6 +137,8 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
     if (index && typeof index.changes === 'number') state.index = index;
     const research = s.research as EngineState['research'];
     if (research && typeof research.consentMissingSets === 'number') state.research = research;
+    const media = s.media as EngineState['media'];
+    if (media && typeof media.problems === 'number' && typeof media.unprobed === 'number' && typeof media.rules === 'string') state.media = media;
     return { state };
   }
   if (s.version === 1) {

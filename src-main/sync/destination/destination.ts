@@ -179,9 +179,10 @@ export interface Destination {
    * Optional (a folder offers it; a bucket has no append, so the engine writes the object whole):
    * writes atomically a new object made of the object now at `key` followed by `tail`, provided
    * that object is still the one described by `expect` (size and stamp); null when it is not (the
-   * caller then writes it whole). Readers see the old bytes or the new, never a mix.
+   * caller then writes it whole). Readers see the old bytes or the new, never a mix. `keep`
+   * (default: all) keeps only the object's first `keep` bytes before the tail.
    */
-  extendAtomic?(key: string, expect: { size: number; stamp: string }, tail: string | Buffer): Promise<ObjectInfo | null>;
+  extendAtomic?(key: string, expect: { size: number; stamp: string }, tail: string | Buffer, keep?: number): Promise<ObjectInfo | null>;
   /** Removes the object; absent is fine. */
   remove(key: string): Promise<void>;
   /**

@@ -149,10 +149,10 @@ export class LocalFolder implements Destination {
   }
 
   /** The dataset's index files grow by appended rows (dataset.ts): a copy of the file (a reflink where the file system has them) plus the tail, then rename. */
-  async extendAtomic(key: string, expect: { size: number; stamp: string }, tail: string | Buffer): Promise<ObjectInfo | null> {
+  async extendAtomic(key: string, expect: { size: number; stamp: string }, tail: string | Buffer, keep?: number): Promise<ObjectInfo | null> {
     checkKey(key);
     if (this.consentsRole) return null; // consent records are written whole
-    const st = await extendAtomicFile(keyPath(this.root, key), expect, tail, 0o644, scratchDir(this.root));
+    const st = await extendAtomicFile(keyPath(this.root, key), expect, tail, 0o644, scratchDir(this.root), keep);
     return st === null ? null : { key, size: st.size, stamp: String(st.mtimeMs) };
   }
 

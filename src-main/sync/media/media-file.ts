@@ -1,13 +1,16 @@
 // DEST/media.csv (docs/contracts.md §1): one row per file of the manifest, from the probe recorded
 // on its entry (FileEntry.media) judged against the collection's media_rules (collection.json)
 // and its listing. Written whole through Destination.writeAtomic, like the manifest, whenever the
-// manifest is; kept as it is on a no-op sync (then only counted for the summary).
+// manifest is, or extended by the new sets' rows when the manifest was (a sync that only added
+// sets); kept as it is on a no-op sync (then only counted for the summary).
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Destination } from '../destination/destination';
+import type { FileFingerprint } from '../state';
 import type { LocalSet } from '../state/set-store';
-import { isProblem, judge, rulesOfCollectionJson } from './media-check';
+import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
 
@@ -16,10 +19,7 @@ const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 const MEDIA_KEY = 'media.csv';
 
-/**
- * Writes media.csv (rows in the manifest's order: set id, then slot) unless `indexUnchanged`
- * and it is there; returns the files whose rules or listing is not `ok` (summary.mediaProblems).
- */
+/** The files whose rules or listing is not `ok` in media.csv (rows in the manifest's order: set id, then slot). */
 export interface MediaCounts {
   /** Files whose rules or listing is not `ok` (summary.mediaProblems), unprobed ones included. */
   problems: number;
@@ -27,31 +27,60 @@ export interface MediaCounts {
   unprobed: number;
 }
 
-export async function writeMediaFile(dest: Destination, sets: () => Iterable<LocalSet>, indexUnchanged: boolean): Promise<MediaCounts> {
-  if (indexUnchanged) {
-    const text = await dest.readText(MEDIA_KEY);
-    if (text !== null) return countProblems(text);
-  }
-  const rules = rulesOfCollectionJson(await dest.readText('collection.json'));
-  let problems = 0;
-  let unprobed = 0;
-  function* rows(): Generator<string[]> {
-    for (const set of sets()) {
-      const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-      for (const [rel, f] of entries) {
-        const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
-        const v = judge(rel, media, rules);
-        if (isProblem(v)) problems++;
-        if (v.rules === 'unprobed') unprobed++;
-        const p = media?.probe;
-        yield [rel, ...(p ? [p.width, p.height, p.fps, p.duration, p.codec].map(String) : ['', '', '', '', '']), v.rules, v.listing];
-      }
+/** media.csv as last written (state.head.media): a sync that only adds sets appends their rows when the file is still this. */
+export interface MediaFingerprint extends MediaCounts {
+  file: FileFingerprint;
+  /** The collection's media_rules the rows were judged against (JSON). */
+  rules: string;
+}
+
+/** The rows of `sets`' files (the manifest's order), judged against `rules`; counted into `counts`. */
+function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): Generator<string[]> {
+  for (const set of sets) {
+    const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+    for (const [rel, f] of entries) {
+      const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
+      const v = judge(rel, media, rules);
+      if (isProblem(v)) counts.problems++;
+      if (v.rules === 'unprobed') counts.unprobed++;
+      const p = media?.probe;
+      yield [rel, ...(p ? [p.width, p.height, p.fps, p.duration, p.codec].map(String) : ['', '', '', '', '']), v.rules, v.listing];
     }
   }
-  const csv = stringify({ header: true, columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] });
-  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
-  await dest.writeAtomic(MEDIA_KEY, csv);
-  return { problems, unprobed };
+}
+
+const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
+
+/**
+ * Writes media.csv unless `indexUnchanged` and it is there. `appended` (the sets whose rows the
+ * manifest took as appended rows, above every set listed): their rows are appended to the file
+ * (Destination.extendAtomic) when it is still as `prev` records and was judged against the same
+ * rules, the bytes a full write gives. Returns the counts, and the file as written (null: kept).
+ */
+export async function writeMediaFile(
+  dest: Destination,
+  sets: () => Iterable<LocalSet>,
+  indexUnchanged: boolean,
+  prev?: MediaFingerprint,
+  appended?: readonly LocalSet[],
+): Promise<MediaCounts & { written: MediaFingerprint | null }> {
+  if (indexUnchanged) {
+    const text = await dest.readText(MEDIA_KEY);
+    if (text !== null) return { ...countProblems(text), written: null };
+  }
+  const rulesObj = rulesOfCollectionJson(await dest.readText('collection.json'));
+  const rules = JSON.stringify(rulesObj);
+  if (appended && prev && prev.rules === rules && dest.extendAtomic) {
+    const counts = { problems: prev.problems, unprobed: prev.unprobed };
+    const tail = stringifySync([...rowsOf(appended, rulesObj, counts)], { ...CSV_OPTIONS, header: false });
+    const info = await dest.extendAtomic(MEDIA_KEY, prev.file, tail);
+    if (info) return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
+  }
+  const counts = { problems: 0, unprobed: 0 };
+  const csv = stringify({ ...CSV_OPTIONS, header: true });
+  void pipeline(Readable.from(rowsOf(sets(), rulesObj, counts)), csv).catch(() => undefined);
+  const info = await dest.writeAtomic(MEDIA_KEY, csv);
+  return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
 }
 
 /** Rows of media.csv (as written above) whose last two cells are not both `ok`. */

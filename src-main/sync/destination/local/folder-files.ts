@@ -260,7 +260,9 @@ export async function writeAtomicFile(
  * readers see the old bytes or the new, as with writeAtomicFile. No JavaScript touches the
  * existing rows. The target is checked (lstat: a regular file, same inode, size and mtime) before
  * and after the copy, so a file swapped or edited meanwhile is never extended: null, and the
- * caller writes it whole.
+ * caller writes it whole. `keep` (default: all of it) cuts the clone to its first `keep` bytes before
+ * the tail is appended: croissant.json replaces its closing part (the tables' FileObjects and the
+ * record sets) after the last file's FileObject.
  */
 export async function extendAtomicFile(
   target: string,
@@ -268,8 +270,10 @@ export async function extendAtomicFile(
   tail: string | Buffer,
   mode: number,
   tmpDir: string,
+  keep = expect.size,
 ): Promise<Stats | null> {
   const asExpected = (st: Stats | undefined): st is Stats => st !== undefined && st.isFile() && st.size === expect.size && String(st.mtimeMs) === expect.stamp;
+  if (!Number.isInteger(keep) || keep < 0 || keep > expect.size) return null;
   const before = await fs.lstat(target).catch(() => undefined);
   if (!asExpected(before)) return null;
   const tmp = tempPathFor(target, tmpDir);
@@ -284,6 +288,7 @@ export async function extendAtomicFile(
         return null;
       }
       await fh.chmod(mode); // copyFile copies the source's mode; the target's is ours to set
+      if (keep < expect.size) await fh.truncate(keep); // O_APPEND: the tail then goes right after `keep`
       await fh.writeFile(tail);
     } finally {
       await fh.close();

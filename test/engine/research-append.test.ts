@@ -1,0 +1,78 @@
+// participants.csv, media.csv and croissant.json cost what changed (issue 21: a sync that brings
+// 10 new sets): when the manifest takes the new sets as appended rows, the three files are extended
+// the same way (croissant.json: its closing part replaced), and they are byte for byte what a full
+// rewrite from every record writes.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as croissantFile from '../../src-main/sync/croissant-file';
+import * as participantsFile from '../../src-main/sync/participants-file';
+import { sync, tempDir, useService } from './helpers';
+
+// Spies only (the real writers run): they tell whether a file was written whole.
+vi.mock('../../src-main/sync/participants-file', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src-main/sync/participants-file')>();
+  return { ...real, writeParticipantsCsv: vi.fn((...args: Parameters<typeof real.writeParticipantsCsv>) => real.writeParticipantsCsv(...args)) };
+});
+vi.mock('../../src-main/sync/croissant-file', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src-main/sync/croissant-file')>();
+  return { ...real, writeCroissant: vi.fn((...args: Parameters<typeof real.writeCroissant>) => real.writeCroissant(...args)) };
+});
+
+const FILES = ['participants.csv', 'media.csv', 'croissant.json'] as const;
+
+describe('appended research files', () => {
+  const env = useService({ sets: 4, fileSize: 1024, slots: 2 });
+  let dest: string;
+  const read = (name: string) => fs.readFile(path.join(dest, name), 'utf8');
+  const readAll = async () => Object.fromEntries(await Promise.all(FILES.map(async (f) => [f, await read(f)] as const)));
+  const research = async () => (JSON.parse(await read('.dataset-sync/state.json')) as { research: { croissantClosing: number } }).research;
+
+  beforeAll(async () => {
+    dest = path.join(await tempDir('dsync-research-append-'), 'ds');
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
+  });
+
+  it('extends them by the new sets, and they equal a full rewrite', async () => {
+    const { svc, collectionId } = env;
+    // Sets are appended twice: the second append starts from files that were appended themselves.
+    for (const count of [3, 2]) {
+      const before = await readAll();
+      const { croissantClosing } = await research();
+      vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
+      vi.mocked(croissantFile.writeCroissant).mockClear();
+      const added = await svc.admin.addSets(collectionId, { count });
+      const appended = await sync(svc, dest);
+      expect(appended.summary.exitCode).toBe(0);
+      expect(appended.summary.filesDownloaded).toBe(count * 2);
+      expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
+      expect(croissantFile.writeCroissant).not.toHaveBeenCalled();
+      const after = await readAll();
+      expect(after['participants.csv']!.startsWith(before['participants.csv']!)).toBe(true);
+      expect(after['media.csv']!.startsWith(before['media.csv']!)).toBe(true);
+      const kept = Buffer.from(before['croissant.json']!).subarray(0, Buffer.byteLength(before['croissant.json']!) - croissantClosing);
+      expect(Buffer.from(after['croissant.json']!).subarray(0, kept.length).equals(kept)).toBe(true);
+      // Still one JSON document, naming every new file once and the tables as they are now.
+      const croissant = JSON.parse(after['croissant.json']!) as { distribution: Array<{ contentUrl: string; sha256: string; contentSize: string }> };
+      for (const set of added) for (const f of set.files) expect(croissant.distribution.filter((fo) => fo.contentUrl === `sets/${set.id}/${f.filename}`).map((fo) => fo.sha256)).toEqual([f.sha256]);
+      const { createHash } = await import('node:crypto');
+      for (const table of ['manifest.csv', 'participants.csv']) {
+        const bytes = await fs.readFile(path.join(dest, table));
+        expect(croissant.distribution.filter((fo) => fo.contentUrl === table).map((fo) => [fo.sha256, fo.contentSize])).toEqual([[createHash('sha256').update(bytes).digest('hex'), `${bytes.length} B`]]);
+      }
+
+      // A full rewrite: the manifest's mtime no longer matches, so a no-op sync writes the index, media.csv and both research files whole.
+      await fs.utimes(path.join(dest, 'manifest.csv'), new Date(), new Date(Date.now() - 60_000));
+      const whole = await sync(svc, dest);
+      expect(whole.summary.exitCode).toBe(0);
+      expect(participantsFile.writeParticipantsCsv).toHaveBeenCalledTimes(1);
+      expect(croissantFile.writeCroissant).toHaveBeenCalledTimes(1);
+      expect(await readAll()).toEqual(after);
+      for (const k of ['consentMissingSets', 'mediaProblems', 'mediaUnprobed'] as const) expect(whole.summary[k]).toBe(appended.summary[k]);
+    }
+  });
+});
