@@ -42,7 +42,8 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */
 async function appendRows(dest: Destination, state: RunState): Promise<(AppendedSets & { written: IndexFingerprint }) | null> {
   const base = state.indexAtStart;
-  if (!base || state.changedSets.size === 0) return null;
+  // A set that left in this run still has rows in the files: appending would keep them.
+  if (!base || state.changedSets.size === 0 || state.removedSets.size > 0) return null;
   const ids = [...state.changedSets].sort((a, b) => a - b);
   const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
   const written = await appendManifestAndSums(dest, base, sets);

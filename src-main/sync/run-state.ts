@@ -22,6 +22,8 @@ export class RunState {
   readonly indexAtStart: IndexFingerprint | undefined;
   /** Ids of the sets put since the run started. */
   readonly changedSets = new Set<number>();
+  /** Ids of the sets that left the dataset in this run: their rows are in the files, so nothing can be appended. */
+  readonly removedSets = new Set<number>();
   /** The dataset held a set when the run started (a first sync has nothing that could leave it). */
   readonly heldSetsAtStart: boolean;
 
@@ -55,6 +57,7 @@ export class RunState {
   /** The set left the dataset (withdraw.ts): its record goes, manifest.csv and SHA256SUMS no longer match. */
   forget(id: number): void {
     this.store.remove(id);
+    this.removedSets.add(id);
     this.head.index = undefined;
     this.touch();
   }

@@ -214,3 +214,30 @@ describe('subset sync', () => {
     expect(empty.stderr).toContain('--slots takes a comma-separated list');
   });
 });
+
+describe('a set that leaves while new sets arrive', () => {
+  // Runs last: it adds sets to the shared service. New sets sort after every listed one, so the
+  // dataset files could be extended instead of rewritten, but the leaving set's rows are in them.
+  it('drops the leaving set from every dataset file in the same sync that appends the new ones', async () => {
+    const { svc, collectionId } = env;
+    const dest = path.join(work, 'ds-leave-and-add');
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    const leaving = (await servedSets(svc, collectionId))[0]!;
+    await svc.admin.setStatus(leaving.id, 'rejected');
+    const added = await svc.admin.addSets(collectionId, { count: 2 });
+    const { summary } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    expect(summary.withdrawnSets).toBe(1);
+    const rows = await manifestRows(dest);
+    expect(rows.some((r) => r.set_id === String(leaving.id))).toBe(false);
+    for (const s of added) expect(rows.some((r) => r.set_id === String(s.id))).toBe(true);
+    expect(await fs.readFile(path.join(dest, 'SHA256SUMS'), 'utf8')).not.toContain(`sets/${leaving.id}/`);
+    expect((await sha256sumCheck(dest)).code).toBe(0);
+    for (const file of ['participants.csv', 'media.csv']) {
+      const text = await fs.readFile(path.join(dest, file), 'utf8');
+      expect(text, file).not.toMatch(new RegExp(`(^|\\n)(sets/)?${leaving.id}[,/]`));
+    }
+    expect(await fs.readFile(path.join(dest, 'croissant.json'), 'utf8')).not.toContain(`sets/${leaving.id}/`);
+    await svc.admin.setStatus(leaving.id, 'accepted');
+  });
+});
