@@ -2,7 +2,8 @@
 // never a half-written one. `tmpDir` (same file system as the target) keeps the temp files of
 // dataset writes under DEST/.dataset-sync/tmp, so a crash mid-write leaves no debris in sets/.
 import { randomBytes } from 'node:crypto';
-import { promises as fs, type Stats } from 'node:fs';
+import { close, fchmod, fstat, open, promises as fs, rename, write, type Stats } from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 
 /**
@@ -47,21 +48,33 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
  */
 export async function writeSmallFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<Stats> {
   const tmp = tempPathFor(target, tmpDir);
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
   try {
     // 'wx': the temp name is fresh; never write through something planted under it.
-    const fh = await fs.open(tmp, 'wx', mode);
+    // The callback API on a bare descriptor: no FileHandle object (and its GC tracking) per file.
+    const fd = await fdIo.open(tmp, 'wx', mode);
     let st: Stats;
     try {
-      await fh.chmod(mode);
-      await fh.writeFile(data);
-      st = await fh.stat();
+      await fdIo.fchmod(fd, mode);
+      for (let off = 0; off < buf.length; ) off += await fdIo.write(fd, buf, off, buf.length - off);
+      st = await fdIo.fstat(fd);
     } finally {
-      await fh.close();
+      await fdIo.close(fd);
     }
-    await fs.rename(tmp, target);
+    await fdIo.rename(tmp, target);
     return st;
   } catch (e) {
     await fs.rm(tmp, { force: true }).catch(() => undefined); // the original error is the one worth reporting
     throw e;
   }
 }
+
+const fdIo = {
+  open: promisify(open) as (p: string, flags: string, mode: number) => Promise<number>,
+  fchmod: promisify(fchmod),
+  write: (fd: number, buf: Buffer, off: number, len: number): Promise<number> =>
+    new Promise((resolve, reject) => write(fd, buf, off, len, null, (err, n) => (err ? reject(err) : resolve(n)))),
+  fstat: promisify(fstat),
+  close: promisify(close),
+  rename: promisify(rename),
+};

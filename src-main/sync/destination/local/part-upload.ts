@@ -211,17 +211,19 @@ export class LocalUpload implements Upload {
    */
   async commit(): Promise<ObjectInfo> {
     const fd = this.open;
+    this.fd = undefined;
     let st: Stats;
     try {
       st = await io.fstat(fd);
-    } finally {
-      this.fd = undefined;
+    } catch (e) {
       await io.close(fd).catch(() => undefined);
+      throw e;
     }
     const { partPath, realRoot, dirParts, name } = this.paths;
     const dir = path.join(realRoot, ...dirParts);
     const finalPath = path.join(dir, name);
-    const before = await this.folderOutside();
+    // The close and the check run side by side on the thread pool (rename needs neither order).
+    const [before] = await Promise.all([this.folderOutside(), io.close(fd).catch(() => undefined)]);
     if (before !== null) {
       throw new EscapeError(`its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
     }
