@@ -178,6 +178,26 @@ describe('LocalFolder: uploads', () => {
   });
 });
 
+describe('LocalFolder: the commit checks every folder on the way, not the set folder alone', () => {
+  it('sets/ moved out of DEST and a link left in its place (the set folder behind it is the same inode): EscapeError, nothing moved', async () => {
+    const body = Buffer.from('verified bytes');
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const u = await upload('sets/1/a.bin', body);
+    const moved = path.join(work, 'moved-sets');
+    await fs.rename(path.join(dest, 'sets'), moved);
+    await fs.symlink(moved, path.join(dest, 'sets'));
+    const e = await u.commit().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await u.close();
+    expect(e).toBeInstanceOf(EscapeError);
+    expect((e as Error).message).toContain(`it leads to ${path.join(moved, '1')}`);
+    expect(await fs.readdir(path.join(moved, '1'))).toEqual(['set.json']);
+    expect((await fs.stat(partPath(`1-2-${sha(body)}`))).size).toBe(body.length);
+  });
+});
+
 describe('LocalFolder: reading and checking', () => {
   it('stat, checkPresence and read never take a link for a file, nor a linked folder for a real one', async () => {
     await folder.writeAtomic('sets/1/a.bin', 'aaa');

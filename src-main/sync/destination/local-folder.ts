@@ -177,13 +177,14 @@ export class LocalFolder implements Destination {
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {
     checkKey(key);
     if (!RESUME_KEY.test(expect.resumeKey)) throw new DestinationError('bad_key', `The resume key ${JSON.stringify(expect.resumeKey)} cannot name a part file.`);
-    const dirParts = key.split('/').slice(0, -1);
+    const parts = key.split('/');
     return LocalUpload.open(
       {
         key,
         partPath: path.join(partialDir(this.root), `${expect.resumeKey}.part`),
-        finalPath: keyPath(this.root, key),
-        realDir: path.join(this.realRootNow(), ...dirParts),
+        realRoot: await this.realRootNow(),
+        dirParts: parts.slice(0, -1),
+        name: parts.at(-1)!,
       },
       this.legacyParts,
       expect,
@@ -207,8 +208,9 @@ export class LocalFolder implements Destination {
     this.checkedDirs.clear();
   }
 
-  private realRootNow(): string {
-    this.realRoot ??= realPathNow(this.root);
+  /** DEST's real path: resolved by prepare, or once here when an upload comes first. */
+  private async realRootNow(): Promise<string> {
+    this.realRoot ??= await realPathNow(this.root);
     return this.realRoot;
   }
 

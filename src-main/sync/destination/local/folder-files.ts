@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
-import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from './atomic';
+import { tempPathFor, writeFileAtomic, writeSmallFileAtomic } from './atomic';
 import { ensureRealDir } from './safe-dirs';
 import { NotRegularFileError, openRegularFile, readRegularFileSync } from './regular-file';
 
@@ -20,8 +20,8 @@ import { NotRegularFileError, openRegularFile, readRegularFileSync } from './reg
 export const NOT_REGULAR_STAMP = 'not-a-regular-file';
 export const LINKED_STAMP = 'reached-through-a-link';
 
-/** Bodies up to this size are written with synchronous calls (set.json, consent records; bench scenario 2). */
-const SYNC_WRITE_MAX_BYTES = 1024 * 1024;
+/** Bodies up to this size are written from memory in one write, Stats by fstat (set.json, consent records; bench scenario 2). */
+const SMALL_WRITE_MAX_BYTES = 1024 * 1024;
 
 export function keyPath(root: string, key: string): string {
   return path.join(root, ...key.split('/'));
@@ -218,8 +218,8 @@ export async function freeSpaceOf(root: string): Promise<number> {
 
 /**
  * Writes `body` to `target` atomically: a temp file under `tmpDir` (opened 'wx', never through
- * something planted under its name), then rename. A small string or buffer takes synchronous
- * calls; a large one or an iterable is streamed with back-pressure (manifest.csv at a million rows).
+ * something planted under its name), then rename. A small string or buffer is written in one
+ * call; a large one or an iterable is streamed with back-pressure (manifest.csv at a million rows).
  */
 export async function writeAtomicFile(
   target: string,
@@ -229,8 +229,8 @@ export async function writeAtomicFile(
 ): Promise<Stats> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    if (bytes <= SYNC_WRITE_MAX_BYTES) {
-      return writeFileAtomicSync(target, body, mode, tmpDir);
+    if (bytes <= SMALL_WRITE_MAX_BYTES) {
+      return writeSmallFileAtomic(target, body, mode, tmpDir);
     }
     await writeFileAtomic(target, body, mode, tmpDir);
     return fs.lstat(target);
@@ -303,16 +303,12 @@ export async function extendAtomicFile(
 
 /**
  * A regular file at `file` of `size` bytes whose SHA-256 is `sha256`: its info, else null.
- * Synchronous lstat first (usually the file is simply absent); hashed through openRegularFile,
+ * An lstat first (usually the file is simply absent); hashed through openRegularFile,
  * so a link or FIFO swapped in after the lstat is refused, never read.
  */
 export async function verifiedFile(key: string, file: string, size: number, sha256: string): Promise<ObjectInfo | null> {
-  let st: Stats | undefined;
-  try {
-    st = lstatSync(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
+  // On the thread pool: this runs once for every file a first sync fetches (set-plan.ts adoptExisting).
+  const st = await lstatOrNull(file);
   if (!st || !st.isFile() || st.size !== size) return null;
   let opened;
   try {
@@ -336,6 +332,11 @@ export async function verifiedFile(key: string, file: string, size: number, sha2
   } finally {
     await fh.close().catch(() => undefined);
   }
+}
+
+/** lstat by the callback API (no promise rejection for the usual absent file); null for any error. */
+function lstatOrNull(p: string): Promise<Stats | null> {
+  return new Promise((resolve) => lstat(p, (err, st) => resolve(err ? null : st)));
 }
 
 /** Records checked per round of the disk check: their lstat calls are queued on the thread pool at once. */

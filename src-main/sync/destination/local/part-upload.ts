@@ -8,24 +8,7 @@
 // - the set folder must still resolve to DEST's real path just before and just after the rename
 //   (a folder swapped for a link mid-download would take the verified file outside DEST): if not,
 //   commit throws EscapeError and the engine fails the file and checks its set again.
-import {
-  close,
-  closeSync,
-  constants,
-  createReadStream,
-  fstat,
-  fstatSync,
-  ftruncateSync,
-  open,
-  openSync,
-  promises as fs,
-  realpathSync,
-  rename,
-  renameSync,
-  writev,
-  writevSync,
-  type Stats,
-} from 'node:fs';
+import { close, constants, createReadStream, fstat, ftruncateSync, lstat, open, promises as fs, rename, writev, type Stats } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { EscapeError, type ExpectedBody, type ObjectInfo, type Upload } from '../destination';
@@ -37,60 +20,32 @@ const OPEN_PART = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
 const MAX_IOV = 512;
 
 /**
- * File-system calls on a part file. Small files (bench scenario 2: 10,000 x 64 KiB) use the
- * synchronous calls: each is a few microseconds on the page cache, while the asynchronous ones
- * each cost a thread-pool round trip (two thread switches), which dominated the per-file cost.
- * Large files keep the asynchronous calls so a slow disk never blocks the event loop for long.
+ * File-system calls on a part file, every one on libuv's thread pool (issue 21: no synchronous
+ * call per file on the event loop, whatever the file's size; a slow or stalled disk must never
+ * freeze the app's window). The callback API wrapped once: no FileHandle object per file.
  */
-interface PartIo {
-  readonly sync: boolean;
-  open(p: string): Promise<number>;
-  fstat(fd: number): Promise<Stats>;
-  close(fd: number): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-  writev(fd: number, bufs: Buffer[], position: number): Promise<number>;
-}
-
-const asyncIo: PartIo = {
-  sync: false,
-  open: (p) => promisify(open)(p, OPEN_PART, 0o644),
+const io = {
+  open: (p: string, flags: number): Promise<number> => promisify(open)(p, flags, 0o644),
   fstat: promisify(fstat),
   close: promisify(close),
   rename: promisify(rename),
-  writev: (fd, bufs, position) => new Promise((resolve, reject) => writev(fd, bufs, position, (err, written) => (err ? reject(err) : resolve(written)))),
+  writev: (fd: number, bufs: Buffer[], position: number): Promise<number> =>
+    new Promise((resolve, reject) => writev(fd, bufs, position, (err, written) => (err ? reject(err) : resolve(written)))),
 };
-
-const syncIo: PartIo = {
-  sync: true,
-  open: async (p) => openSync(p, OPEN_PART, 0o644),
-  fstat: async (fd) => fstatSync(fd),
-  close: async (fd) => closeSync(fd),
-  rename: async (from, to) => renameSync(from, to),
-  writev: async (fd, bufs, position) => writevSync(fd, bufs, position),
-};
-
-/** Files up to this size use syncIo. */
-export const SYNC_IO_MAX_BYTES = 1024 * 1024;
-
-function ioFor(sizeBytes: number): PartIo {
-  return sizeBytes <= SYNC_IO_MAX_BYTES ? syncIo : asyncIo;
-}
 
 /** An open part file and its size; anything but a regular file at its path (a planted symlink, a folder) is removed, never followed. */
-async function openPart(p: string, io: PartIo): Promise<{ fd: number; held: number }> {
-  if (io.sync) {
-    // Usually there is no part file yet: O_EXCL creates a fresh regular file (never through a
-    // symlink), so its size is 0 without an fstat. Anything already there takes the checked path below.
-    try {
-      return { fd: openSync(p, OPEN_PART | constants.O_EXCL, 0o644), held: 0 };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
+async function openPart(p: string): Promise<{ fd: number; held: number }> {
+  // Usually there is no part file yet: O_EXCL creates a fresh regular file (never through a
+  // symlink), so its size is 0 without an fstat. Anything already there takes the checked path below.
+  try {
+    return { fd: await io.open(p, OPEN_PART | constants.O_EXCL), held: 0 };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
   for (let tries = 0; ; tries++) {
     let fd: number | undefined;
     try {
-      fd = await io.open(p);
+      fd = await io.open(p, OPEN_PART);
       const st = await io.fstat(fd);
       if (st.isFile()) return { fd, held: st.size };
     } catch (e) {
@@ -101,6 +56,30 @@ async function openPart(p: string, io: PartIo): Promise<{ fd: number; held: numb
     if (tries > 0) throw localFsError(Object.assign(new Error(`${p} is not a regular file`), { code: 'EEXIST' }), `open ${p}`);
     await fs.rm(p, { force: true, recursive: true });
   }
+}
+
+/**
+ * The first folder between `realRoot` and `realRoot/<dirParts>` that is not a real folder (a
+ * symbolic link, or anything but a folder), as its path; null when all are real folders, or one
+ * is gone (the rename then fails or makes it again, and the check after the rename judges).
+ * The lstat calls run in parallel on the thread pool.
+ */
+function firstLinkedFolder(realRoot: string, dirParts: readonly string[]): Promise<string | null> {
+  if (dirParts.length === 0) return Promise.resolve(null);
+  const dirs = dirParts.map((_, i) => path.join(realRoot, ...dirParts.slice(0, i + 1)));
+  const bad = new Array<boolean>(dirs.length).fill(false);
+  return new Promise((resolve) => {
+    let left = dirs.length;
+    dirs.forEach((dir, i) => {
+      lstat(dir, (err, st) => {
+        bad[i] = !err && !st.isDirectory(); // a link is not a directory to lstat
+        if (--left === 0) {
+          const at = bad.indexOf(true);
+          resolve(at < 0 ? null : dirs[at]!);
+        }
+      });
+    });
+  });
 }
 
 /** The resume key as older versions named the part file (`<file>-<sha256>`, before set ids were part of it). */
@@ -139,10 +118,12 @@ export interface PartPaths {
   key: string;
   /** DEST/.dataset-sync/partial/<resumeKey>.part */
   partPath: string;
-  /** DEST/<key> */
-  finalPath: string;
-  /** The real path the final file's folder must resolve to (DEST's real path + the key's folder). */
-  realDir: string;
+  /** DEST's real path, resolved once per sync (LocalFolder.prepare): the rename's target starts here, never at a link. */
+  realRoot: string;
+  /** The key's folders below DEST ('sets', '<id>'), each checked to be a real folder around the rename. */
+  dirParts: readonly string[];
+  /** The file's name in its folder. */
+  name: string;
 }
 
 export class LocalUpload implements Upload {
@@ -150,7 +131,6 @@ export class LocalUpload implements Upload {
 
   private constructor(
     private readonly paths: PartPaths,
-    private readonly io: PartIo,
     fd: number,
     readonly held: number,
   ) {
@@ -160,14 +140,13 @@ export class LocalUpload implements Upload {
   /** Opens (or resumes) the part file of `expect.resumeKey`; a part of the same download under its older name is taken over first. */
   static async open(paths: PartPaths, legacyParts: LegacyParts, expect: ExpectedBody): Promise<LocalUpload> {
     await legacyParts.claim(expect.resumeKey, paths.partPath);
-    const io = ioFor(expect.size);
     let part: { fd: number; held: number };
     try {
-      part = await openPart(paths.partPath, io);
+      part = await openPart(paths.partPath);
     } catch (e) {
       throw isFatalFsError(e) ? localFsError(e, `open ${paths.partPath}`) : e;
     }
-    return new LocalUpload(paths, io, part.fd, part.held);
+    return new LocalUpload(paths, part.fd, part.held);
   }
 
   private get open(): number {
@@ -194,7 +173,7 @@ export class LocalUpload implements Upload {
         pending = pending.length <= MAX_IOV ? [] : pending.slice(MAX_IOV);
         let bytes = 0;
         for (const b of bufs) bytes += b.length;
-        const written = await this.io.writev(fd, bufs, at);
+        const written = await io.writev(fd, bufs, at);
         at += written;
         total += written;
         if (written < bytes) pending = tailAfter(bufs, written).concat(pending);
@@ -215,37 +194,56 @@ export class LocalUpload implements Upload {
     return Promise.resolve();
   }
 
+  /**
+   * Moves the verified part file to DEST's real path + the key, unless a folder on the way has
+   * become a link. Why this is as strong as the realpath comparison it replaces (two realpath
+   * calls per file, each a readlink per component of the whole absolute path, on the event loop):
+   * the target path starts at DEST's real path, resolved once per sync, so the only names on
+   * it that anyone with write access inside DEST could swap are the key's folders ('sets',
+   * 'sets/<id>'); a path whose every such folder is a real folder (lstat: not a link) resolves
+   * exactly where realpath would have said, and one link among them is refused as before (the
+   * old check refused any realpath other than DEST's + the key's folders, i.e. any link there).
+   * DEST's own ancestors are outside the dataset folder and not the threat guarded here (a link
+   * planted inside DEST, safe-dirs.ts). As before, the check runs just before the rename (the
+   * file stays in partial/) and again just after it (a swap in between is reported, and the file
+   * is not listed): a rename path-walks, so no check by path can close that window; the
+   * after-check is what makes it harmless to the dataset's lists.
+   */
   async commit(): Promise<ObjectInfo> {
     const fd = this.open;
+    this.fd = undefined;
     let st: Stats;
     try {
-      st = await this.io.fstat(fd);
-    } finally {
-      this.fd = undefined;
-      await this.io.close(fd).catch(() => undefined);
+      st = await io.fstat(fd);
+    } catch (e) {
+      await io.close(fd).catch(() => undefined);
+      throw e;
     }
-    const { partPath, finalPath } = this.paths;
-    const before = this.folderOutside();
+    const { partPath, realRoot, dirParts, name } = this.paths;
+    const dir = path.join(realRoot, ...dirParts);
+    const finalPath = path.join(dir, name);
+    // The close and the check run side by side on the thread pool (rename needs neither order).
+    const [before] = await Promise.all([this.folderOutside(), io.close(fd).catch(() => undefined)]);
     if (before !== null) {
       throw new EscapeError(`its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
     }
     try {
       try {
-        await this.io.rename(partPath, finalPath);
+        await io.rename(partPath, finalPath);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
         // The set folder vanished mid-sync (deleted by the user): make it again.
-        await fs.mkdir(path.dirname(finalPath), { recursive: true });
+        await fs.mkdir(dir, { recursive: true });
         await fs.rename(partPath, finalPath);
       }
     } catch (e) {
       throw localFsError(e, `move ${this.paths.key} into place`);
     }
     // Checked again after the fact: the folder may have been swapped between the check and the rename.
-    const after = this.folderOutside();
+    const after = await this.folderOutside();
     if (after !== null) {
       throw new EscapeError(
-        `its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, path.basename(finalPath))}, outside DEST, and is not listed`,
+        `its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, name)}, outside DEST, and is not listed`,
       );
     }
     // rename keeps the mtime that fstat saw just before the part file was closed.
@@ -255,7 +253,7 @@ export class LocalUpload implements Upload {
   async close(): Promise<void> {
     const fd = this.fd;
     this.fd = undefined;
-    if (fd !== undefined) await this.io.close(fd).catch(() => undefined);
+    if (fd !== undefined) await io.close(fd).catch(() => undefined);
   }
 
   async discard(): Promise<void> {
@@ -263,15 +261,14 @@ export class LocalUpload implements Upload {
     await fs.rm(this.paths.partPath, { force: true });
   }
 
-  /** Where the final file's folder really leads when that is not realDir; null when it is. */
-  private folderOutside(): string | null {
-    let real: string;
-    try {
-      real = realpathSync.native(path.dirname(this.paths.finalPath));
-    } catch {
-      return null; // gone: the rename makes it again, and the check after the rename judges the result
-    }
-    return real === this.paths.realDir ? null : real;
+  /** Where the final file's folder really leads when a folder on its way is a link (or not a folder); null when all are real folders. */
+  private async folderOutside(): Promise<string | null> {
+    const { realRoot, dirParts } = this.paths;
+    const linked = await firstLinkedFolder(realRoot, dirParts);
+    if (linked === null) return null;
+    // Rare (only when refusing): where the link leads, for the message (the folders below it may not be there).
+    const below = dirParts.slice(path.relative(realRoot, linked).split(path.sep).length);
+    return path.join(await fs.realpath(linked).catch(() => linked), ...below);
   }
 }
 

@@ -1,9 +1,13 @@
 // Folders below DEST are created part by part and each part is checked with lstat: a symbolic
 // link planted inside DEST (sets/<id> -> /elsewhere, .dataset-sync/partial -> /elsewhere) must
 // never lead a sync to write outside the dataset folder.
-import { lstatSync, promises as fs, realpathSync } from 'node:fs';
+import { promises as fs, realpath } from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { partialDir, scratchDir } from '../../layout';
+
+/** realpath(3), as realpathSync.native was, on the thread pool. */
+const realpathNative = promisify(realpath.native);
 
 export class UnsafeFolderError extends Error {
   readonly code = 'EUNSAFEDIR';
@@ -23,8 +27,8 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
   for (const part of rel.split(/[\\/]+/).filter((p) => p !== '')) {
     current = path.join(current, part);
     if (checked?.has(current)) continue;
-    // mkdir stays asynchronous: creating a folder cost ~0.5 ms of kernel time here (ext4), which
-    // would block the event loop; the lstat below is rare (only for folders already there) and synchronous.
+    // Asynchronous calls only: creating a folder cost ~0.5 ms of kernel time here (ext4), which
+    // would block the event loop; the lstat below is rare (only for folders already there).
     let created = true;
     try {
       await fs.mkdir(current);
@@ -35,7 +39,7 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
     // A folder mkdir just made is a real folder (mkdir never follows a final symlink: that is
     // EEXIST); only something already there needs the lstat check.
     if (!created) {
-      const st = lstatSync(current);
+      const st = await fs.lstat(current);
       if (st.isSymbolicLink()) throw new UnsafeFolderError(current, 'a symbolic link');
       if (!st.isDirectory()) throw new UnsafeFolderError(current, 'not a folder');
     }
@@ -64,10 +68,10 @@ export async function prepareDatasetFolder(root: string): Promise<string> {
   const checked = new Set<string>(); // .dataset-sync is made and checked once for both
   await ensureRealDir(root, path.relative(root, partialDir(root)), checked);
   await ensureRealDir(root, path.relative(root, scratchDir(root)), checked);
-  return realpathSync.native(root);
+  return realpathNative(root);
 }
 
-/** The real path of `p` now (synchronous; links resolved). */
-export function realPathNow(p: string): string {
-  return realpathSync.native(p);
+/** The real path of `p` now (links resolved). */
+export function realPathNow(p: string): Promise<string> {
+  return realpathNative(p);
 }
