@@ -7,7 +7,7 @@
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
-import type { LocalSet } from './state/set-store';
+import type { LocalSets } from './state/set-store';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';
 
@@ -181,7 +181,7 @@ function json(value: unknown, depth: number): string {
 }
 
 /** croissant.json's text, streamed in batches: one FileObject per file of the sets (SHA256SUMS's files, in its order). */
-async function* croissantBody(collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): AsyncGenerator<string> {
+async function* croissantBody(collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: LocalSets): AsyncGenerator<string> {
   const head = {
     '@context': CROISSANT_CONTEXT,
     '@type': 'sc:Dataset',
@@ -193,7 +193,7 @@ async function* croissantBody(collection: CollectionFacts, manifest: TableFile, 
   let out = `${opening},\n  "distribution": [\n`;
   out += '    ' + json(fileObject('manifest.csv', manifest.size, manifest.sha256, 'text/csv', 'One row per file of the dataset.'), 2);
   out += ',\n    ' + json(fileObject('participants.csv', participants.size, participants.sha256, 'text/csv', 'One row per participant of the sets in the dataset.'), 2);
-  for (const set of sets) {
+  for await (const set of sets) {
     if (!inDataset(set)) continue;
     // The order of SHA256SUMS (dataset.ts): by slot within the set.
     const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
@@ -212,6 +212,6 @@ async function* croissantBody(collection: CollectionFacts, manifest: TableFile, 
 }
 
 /** Writes croissant.json atomically. */
-export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): Promise<ObjectInfo> {
+export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: LocalSets): Promise<ObjectInfo> {
   return dest.writeAtomic('croissant.json', croissantBody(collection, manifest, participants, sets));
 }

@@ -6,6 +6,7 @@ import { writeResearchFiles } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import { indexListsStore, storeMark } from './index-mark';
+import { paced } from './loop-turns';
 
 import { writeMediaFile } from './media/media-file';
 
@@ -21,9 +22,9 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   store.flush();
   const index = state.head.index;
   const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
-  const media = await writeMediaFile(dest, () => store.all(), unchanged); // media.csv: rewritten with the manifest
+  const media = await writeMediaFile(dest, () => paced(store.all()), unchanged); // media.csv: rewritten with the manifest
   if (!unchanged) {
-    const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => store.all()));
+    const written = (await appendRows(dest, state)) ?? (await writeManifestAndSums(dest, () => paced(store.all())));
     state.head.index = { ...written, changes: storeMark(store) };
     state.touch();
   }

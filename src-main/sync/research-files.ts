@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { collectionFacts, writeCroissant } from './croissant-file';
 import type { Destination, ObjectInfo } from './destination/destination';
+import { paced } from './loop-turns';
 import { consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
 import type { FileFingerprint } from './state';
@@ -49,15 +50,16 @@ export async function writeResearchFiles(dest: Destination, state: RunState): Pr
   }
   const store = state.store;
   let consentMissingSets = 0;
-  for (const set of store.all()) {
+  // Every record is read three times below, each with event-loop turns (loop-turns.ts: the app's window stays live).
+  for await (const set of paced(store.all())) {
     if (!inDataset(set)) continue;
     // A record kept before participants were: its set is fetched again next sync (one request, nothing downloaded).
     if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
     if (consentMissing(set)) consentMissingSets++;
   }
-  const participants = await writeParticipantsCsv(dest, store.all());
+  const participants = await writeParticipantsCsv(dest, paced(store.all()));
   const manifestTable = { size: manifest.size, sha256: await sha256Of(dest, 'manifest.csv') };
-  const croissant = await writeCroissant(dest, facts, manifestTable, { size: participants.info.size, sha256: participants.sha256 }, store.all());
+  const croissant = await writeCroissant(dest, facts, manifestTable, { size: participants.info.size, sha256: participants.sha256 }, paced(store.all()));
   state.head.research = {
     format: RESEARCH_FORMAT,
     manifest: fingerprintOf(manifest),
