@@ -8,7 +8,7 @@
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
-import type { LocalSet } from './state/set-store';
+import type { LocalSet, LocalSets } from './state/set-store';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';
 
@@ -224,10 +224,15 @@ function closing(manifest: TableFile, participants: TableFile): string {
   );
 }
 
+/** The FileObjects of every set, sync or paced (loop-turns.ts: the event loop gets turns between pages). */
+async function* allFileObjects(sets: LocalSets): AsyncGenerator<string> {
+  for await (const set of sets) yield* fileObjects([set]);
+}
+
 /** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets. */
-async function* croissantBody(collection: CollectionFacts, files: Iterable<string>, end: string): AsyncGenerator<string> {
+async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<string>, end: string): AsyncGenerator<string> {
   let out = opening(collection);
-  for (const fo of files) {
+  for await (const fo of files) {
     out += fo;
     if (out.length >= 256 * 1024) {
       yield out;
@@ -244,9 +249,9 @@ export interface CroissantWritten {
 }
 
 /** Writes croissant.json atomically. */
-export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: Iterable<LocalSet>): Promise<CroissantWritten> {
+export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: LocalSets): Promise<CroissantWritten> {
   const end = closing(manifest, participants);
-  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, fileObjects(sets), end));
+  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, allFileObjects(sets), end));
   return { info, closingBytes: Buffer.byteLength(end) };
 }
 

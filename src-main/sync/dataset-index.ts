@@ -6,7 +6,7 @@ import { writeResearchFiles, type AppendedSets } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import { indexListsStore, storeMark } from './index-mark';
-
+import { paced } from './loop-turns';
 import { writeMediaFile } from './media/media-file';
 
 /**
@@ -25,12 +25,12 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   if (!unchanged) {
     const rows = await appendRows(dest, state);
     appended = rows ?? undefined;
-    const written = rows?.written ?? (await writeManifestAndSums(dest, () => store.all()));
+    const written = rows?.written ?? (await writeManifestAndSums(dest, () => paced(store.all())));
     state.head.index = { ...written, changes: storeMark(store) };
     state.touch();
   }
   // media.csv: rewritten with the manifest, or extended by the same sets' rows
-  const media = await writeMediaFile(dest, () => store.all(), unchanged, state.head.media, appended?.sets);
+  const media = await writeMediaFile(dest, () => paced(store.all()), unchanged, state.head.media, appended?.sets);
   if (media.written) {
     state.head.media = media.written;
     state.touch();

@@ -8,7 +8,7 @@ import { stringify, type Options as CsvOptions } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
-import type { LocalSet } from './state/set-store';
+import type { LocalSet, LocalSets } from './state/set-store';
 import type { FileFingerprint, IndexFingerprint } from './state';
 
 export const MANIFEST_COLUMNS = [
@@ -189,9 +189,9 @@ function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]
 }
 
 /** manifest.csv's bytes, streamed: the rows flow through csv-stringify with back-pressure. */
-function manifestBody(sets: Iterable<LocalSet>): AsyncIterable<Buffer> {
+function manifestBody(sets: LocalSets): AsyncIterable<Buffer> {
   async function* rows(): AsyncGenerator<string[]> {
-    for (const set of sets) {
+    for await (const set of sets) {
       for (const [rel, f] of sortedEntries(set)) yield manifestRow(rel, f);
     }
   }
@@ -202,9 +202,9 @@ function manifestBody(sets: Iterable<LocalSet>): AsyncIterable<Buffer> {
 }
 
 /** SHA256SUMS's text in batches: the strings held at once stay small whatever the file count. */
-async function* sumsBody(sets: Iterable<LocalSet>): AsyncGenerator<string> {
+async function* sumsBody(sets: LocalSets): AsyncGenerator<string> {
   let sums = '';
-  for (const set of sets) {
+  for await (const set of sets) {
     for (const [rel, f] of sortedEntries(set)) sums += `${f.sha256}  ${rel}\n`;
     if (sums.length >= SUMS_BATCH_CHARS) {
       yield sums;
@@ -225,11 +225,11 @@ function fingerprintOf(info: ObjectInfo): FileFingerprint {
  * files are stable across syncs. Returns their size and stamp as written, so a later sync can
  * tell they are still exactly what we wrote.
  */
-export async function writeManifestAndSums(dest: Destination, sets: () => Iterable<LocalSet>): Promise<IndexFingerprint> {
+export async function writeManifestAndSums(dest: Destination, sets: () => LocalSets): Promise<IndexFingerprint> {
   const manifest = await dest.writeAtomic('manifest.csv', manifestBody(sets()));
   let lastSetId = 0;
-  function* noted(): Generator<LocalSet> {
-    for (const set of sets()) {
+  async function* noted(): AsyncGenerator<LocalSet> {
+    for await (const set of sets()) {
       if (set.id > lastSetId && Object.keys(set.files).length > 0) lastSetId = set.id;
       yield set;
     }

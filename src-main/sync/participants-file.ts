@@ -11,7 +11,7 @@ import type { Participant, SetRecord } from '../../src-shared/delivery-api';
 import { datasetCsvOptions } from './dataset';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
-import type { LocalSet, ParticipantEntry } from './state/set-store';
+import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
 
 export const PARTICIPANTS_COLUMNS = ['set_id', 'role', 'participant_ref', 'age', 'gender', 'ethnicity', 'skin_tone', 'quota_group', 'quota_value', 'consent'] as const;
 
@@ -74,9 +74,12 @@ function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
 }
 
 /** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
-async function* participantsBody(sets: Iterable<LocalSet>, hash: Hash): AsyncGenerator<Buffer> {
+async function* participantsBody(sets: LocalSets, hash: Hash): AsyncGenerator<Buffer> {
+  async function* rows(): AsyncGenerator<string[]> {
+    for await (const set of sets) yield* rowsOf([set]);
+  }
   const csv = stringify(datasetCsvOptions(PARTICIPANTS_COLUMNS));
-  void pipeline(Readable.from(rowsOf(sets)), csv).catch(() => undefined);
+  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
   for await (const chunk of csv as AsyncIterable<Buffer>) {
     hash.update(chunk);
     yield chunk;
@@ -89,7 +92,7 @@ export interface ParticipantsWritten {
 }
 
 /** Writes participants.csv atomically from `sets` (in set-id order: SetStore.all); returns what was written and its SHA-256 (croissant.json names it). */
-export async function writeParticipantsCsv(dest: Destination, sets: Iterable<LocalSet>): Promise<ParticipantsWritten> {
+export async function writeParticipantsCsv(dest: Destination, sets: LocalSets): Promise<ParticipantsWritten> {
   const hash = createHash('sha256');
   const info = await dest.writeAtomic('participants.csv', participantsBody(sets, hash));
   return { info, sha256: hash.digest('hex') };

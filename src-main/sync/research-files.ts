@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { appendCroissant, collectionFacts, type CollectionFacts, writeCroissant, type CroissantWritten, type TableFile } from './croissant-file';
 import type { Destination, ObjectInfo } from './destination/destination';
+import { paced } from './loop-turns';
 import { appendParticipantsCsv, consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
 import type { FileFingerprint, IndexFingerprint, ResearchFingerprint } from './state';
@@ -57,15 +58,16 @@ export async function writeResearchFiles(dest: Destination, state: RunState, app
   }
   const store = state.store;
   let consentMissingSets = 0;
-  for (const set of store.all()) {
+  // Every record is read three times below, each with event-loop turns (loop-turns.ts: the app's window stays live).
+  for await (const set of paced(store.all())) {
     if (!inDataset(set)) continue;
     // A record kept before participants were: its set is fetched again next sync (one request, nothing downloaded).
     if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
     if (consentMissing(set)) consentMissingSets++;
   }
-  const participants = await writeParticipantsCsv(dest, store.all());
+  const participants = await writeParticipantsCsv(dest, paced(store.all()));
   const manifestTable = await tableOf(dest, 'manifest.csv', manifest.size);
-  const croissant = await writeCroissant(dest, facts, manifestTable, { size: participants.info.size, sha256: participants.sha256 }, store.all());
+  const croissant = await writeCroissant(dest, facts, manifestTable, { size: participants.info.size, sha256: participants.sha256 }, paced(store.all()));
   record(state, facts, manifest, participants.info, croissant, consentMissingSets);
 }
 

@@ -84,6 +84,9 @@ export class RunState {
     this.saving = this.saving
       .then(async () => {
         const t = this.clock.now();
+        // Every record is committed before the head that vouches for them: most in turns, then
+        // what was put meanwhile in the same synchronous stretch as the head's serialization.
+        await this.store.flushInTurns();
         this.store.flush();
         await saveState(this.dest, this.head);
         this.lastSaveMs = this.clock.now() - t;

@@ -23,6 +23,7 @@ import { bindingConflict, type FolderOwner } from './folder-binding';
 import { localFsError } from './local-errors';
 import { failureCode } from './failure-code';
 import { fatalAnywhere, isAbortError, summaryExitCode, walkFatal, type Fatal } from './outcome';
+import { paced } from './loop-turns';
 import { ProgressTracker } from './progress';
 import { withRetry } from './retry';
 import type { RunContext } from './run-context';
@@ -424,7 +425,7 @@ export class SyncRun {
     }
     await poolsIdle(pools);
     if (!(await this.withdrawLeftAccepted(ctx))) walkCompleted = false;
-    if (walkCompleted && full && !signal.aborted) this.reportNotServed(ctx);
+    if (walkCompleted && full && !signal.aborted) await this.reportNotServed(ctx);
     return walkCompleted && !signal.aborted;
   }
 
@@ -521,8 +522,9 @@ export class SyncRun {
   }
 
   /** --full: local sets the walk did not return are reported; their files are kept. */
-  private reportNotServed(ctx: RunContext): void {
-    for (const id of ctx.state.store.ids()) {
+  private async reportNotServed(ctx: RunContext): Promise<void> {
+    // One record read per known set: with event-loop turns (loop-turns.ts), the app's window stays live.
+    for await (const id of paced(ctx.state.store.ids())) {
       if (!this.seen.has(id) && ctx.state.store.get(id) !== undefined) reportNotServed(ctx, id, 'no longer served as accepted; local files are kept');
     }
   }

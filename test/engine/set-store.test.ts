@@ -86,6 +86,25 @@ describe('SetStore', () => {
     again.close();
   });
 
+  it('writes a large batch in several transactions with event-loop turns between, records put meanwhile included', async () => {
+    const s = SetStore.open(stateFolder());
+    const start = s.changeCount;
+    for (let id = 1; id <= 200; id++) s.put(record(id));
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0); // counts event-loop turns taken while the flush runs
+    const flushing = s.flushInTurns();
+    s.put(record(201, 2, 'late')); // put after the flush started: written before it resolves
+    await flushing;
+    clearInterval(ticker);
+    expect(s.changeCount - start).toBeGreaterThan(1); // not one transaction of 201 sets
+    expect(turns).toBeGreaterThan(0);
+    s.close();
+    const again = SetStore.open(stateFolder());
+    expect([...again.all()].map((r) => r.id)).toEqual(Array.from({ length: 201 }, (_, i) => i + 1));
+    expect(again.get(201)).toEqual(record(201, 2, 'late'));
+    again.close();
+  });
+
   it('refuses a symlink planted in place of state.db', async () => {
     const outside = path.join(dest, 'outside.db');
     await fs.writeFile(outside, '');

@@ -4,12 +4,13 @@
 // manifest is, or extended by the new sets' rows when the manifest was (a sync that only added
 // sets); kept as it is on a no-op sync (then only counted for the summary).
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Destination } from '../destination/destination';
 import type { FileFingerprint } from '../state';
-import type { LocalSet } from '../state/set-store';
+import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
@@ -49,6 +50,11 @@ function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): G
   }
 }
 
+/** The same over every set, sync or paced (loop-turns.ts: the event loop gets turns between pages). */
+async function* allRowsOf(sets: LocalSets, rules: Rules, counts: MediaCounts): AsyncGenerator<string[]> {
+  for await (const set of sets) yield* rowsOf([set], rules, counts);
+}
+
 const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
 
 /**
@@ -59,15 +65,12 @@ const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted
  */
 export async function writeMediaFile(
   dest: Destination,
-  sets: () => Iterable<LocalSet>,
+  sets: () => LocalSets,
   indexUnchanged: boolean,
   prev?: MediaFingerprint,
   appended?: readonly LocalSet[],
 ): Promise<MediaCounts & { written: MediaFingerprint | null }> {
-  if (indexUnchanged) {
-    const text = await dest.readText(MEDIA_KEY);
-    if (text !== null) return { ...countProblems(text), written: null };
-  }
+  if (indexUnchanged && (await dest.stat(MEDIA_KEY)) !== null) return { ...(await countProblems(dest.read(MEDIA_KEY))), written: null };
   const rulesObj = rulesOfCollectionJson(await dest.readText('collection.json'));
   const rules = JSON.stringify(rulesObj);
   if (appended && prev && prev.rules === rules && dest.extendAtomic) {
@@ -78,20 +81,35 @@ export async function writeMediaFile(
   }
   const counts = { problems: 0, unprobed: 0 };
   const csv = stringify({ ...CSV_OPTIONS, header: true });
-  void pipeline(Readable.from(rowsOf(sets(), rulesObj, counts)), csv).catch(() => undefined);
+  void pipeline(Readable.from(allRowsOf(sets(), rulesObj, counts)), csv).catch(() => undefined);
   const info = await dest.writeAtomic(MEDIA_KEY, csv);
   return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
 }
 
-/** Rows of media.csv (as written above) whose last two cells are not both `ok`. */
-function countProblems(text: string): MediaCounts {
-  let problems = 0;
-  let unprobed = 0;
-  const lines = text.split('\n');
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!.replace(/\r$/, '');
-    if (line !== '' && !line.endsWith(',ok,ok')) problems++;
-    if (/,unprobed,[^,]*$/.test(line)) unprobed++;
+/**
+ * Rows of media.csv (as written above) whose last two cells are not both `ok`. Counted chunk by
+ * chunk as the file is read (tens of MB at 100,000 sets): the event loop (the app's window) gets
+ * a turn between chunks instead of waiting for one read and split of the whole file.
+ */
+async function countProblems(chunks: AsyncIterable<Buffer>): Promise<MediaCounts> {
+  const counts: MediaCounts = { problems: 0, unprobed: 0 };
+  const decoder = new StringDecoder('utf8');
+  let header = true;
+  let rest = '';
+  const count = (line: string): void => {
+    if (header) {
+      header = false;
+      return;
+    }
+    line = line.replace(/\r$/, '');
+    if (line !== '' && !line.endsWith(',ok,ok')) counts.problems++;
+    if (/,unprobed,[^,]*$/.test(line)) counts.unprobed++;
+  };
+  for await (const chunk of chunks) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) count(line);
   }
-  return { problems, unprobed };
+  count(rest + decoder.end());
+  return counts;
 }

@@ -66,13 +66,20 @@ export function stampFields(stamp: string): Pick<FileEntry, 'mtimeMs' | 'stamp'>
   return stamp !== '' && String(n) === stamp ? { mtimeMs: n } : { mtimeMs: 0, stamp };
 }
 
+/** Records in set-id order, read at once (SetStore.all) or with event-loop turns between them (loop-turns.ts paced). */
+export type LocalSets = Iterable<LocalSet> | AsyncIterable<LocalSet>;
+
 export function emptyLocalSet(id: number): LocalSet {
   return { id, updatedAt: null, isGold: false, complete: false, files: {} };
 }
 
 
-/** Sets read per query by all(): a page's records and files cost a few hundred kB at most. */
-export const PAGE = 512;
+/**
+ * Sets read per query by all(): a page's records and files cost a few hundred kB at most, and a
+ * page is read (and parsed) in one synchronous stretch of the event loop, a few ms at 128 sets
+ * (512 measured at ~30-130 ms on a busy machine: the app's window froze for that long).
+ */
+export const PAGE = 128;
 
 export interface FileRow {
   set_id: number;

@@ -5,10 +5,14 @@
 // a flush writes them in one transaction, so a crash leaves every record as of one flush or the
 // next, never a record cut in half.
 import type Database from 'better-sqlite3';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { metaValue, openStateDb, setMeta } from './state-db';
 import { recordOfRow, recordWriter, type FileRow, type LocalSet, type SetRow, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
 
 export * from './records';
+
+/** Sets written per transaction by flushInTurns: a few ms of the event loop each. */
+const FLUSH_CHUNK = 64;
 
 export class SetStore {
   /** Records changed since the last flush: read back from here, written by flush(). */
@@ -105,16 +109,41 @@ export class SetStore {
 
   /** Writes every changed record in one transaction. */
   flush(): void {
+    this.flushSome(Infinity);
+  }
+
+  /**
+   * Writes every changed record, FLUSH_CHUNK sets per transaction with an event-loop turn between
+   * transactions: the background saves of a first sync (RunState.saveSoon) carry hundreds of
+   * sets, whose one transaction held the app's window for a long stretch. Each record is written
+   * whole, in one transaction; records put meanwhile are written by a later chunk. The head
+   * (state.json) is saved by the caller only once this resolves, so it never vouches for a
+   * record not yet committed.
+   */
+  async flushInTurns(): Promise<void> {
+    while (this.dirty.size > 0 || this.removed.size > 0) {
+      this.flushSome(FLUSH_CHUNK);
+      if (this.dirty.size > 0) await nextTurn();
+    }
+  }
+
+  /** Writes the removals and up to `max` changed records (the oldest puts first) in one transaction. */
+  private flushSome(max: number): void {
     if (this.dirty.size === 0 && this.removed.size === 0) return;
+    const records: LocalSet[] = [];
+    for (const rec of this.dirty.values()) {
+      if (records.length >= max) break;
+      records.push(rec);
+    }
     this.db
-      .transaction((records: LocalSet[]) => {
+      .transaction(() => {
         for (const id of this.removed) this.forget(id);
         for (const rec of records) this.write(rec, this.run);
         setMeta(this.db, 'changes', this.changes + 1);
       })
-      .immediate([...this.dirty.values()]);
+      .immediate();
     this.changes++;
-    this.dirty.clear();
+    for (const rec of records) this.dirty.delete(rec.id);
     this.removed.clear();
   }
 

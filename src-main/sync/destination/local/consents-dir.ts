@@ -102,7 +102,10 @@ export async function ensureConsentsDir(dir: string): Promise<string | undefined
  * are removed. A live writer's temp (another sync sharing this consents folder) is left alone.
  */
 async function removeOrphanTemps(dir: string): Promise<void> {
-  for (const name of await fs.readdir(dir)) {
+  // Read a few hundred names per call (not readdir's one array of every record): between reads
+  // the event loop (the app's window) gets its turns, however many consents there are.
+  for await (const entry of await fs.opendir(dir, { bufferSize: 256 })) {
+    const name = entry.name;
     const pid = tempFileWriterPid(name);
     if (pid !== null && pid !== process.pid && !processAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
   }
