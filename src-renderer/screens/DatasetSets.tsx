@@ -10,12 +10,12 @@ import { humanize } from '../format';
 import { mediaBase, mediaUrl } from '../media-url';
 
 /** Until a row has been measured: a set with one row of thumbnails. */
-const ESTIMATED_ROW_PX = 190;
+const ESTIMATED_ROW_PX = 110;
 const MIN_PER_PAGE = 1;
 const MAX_PER_PAGE = 50;
-/** Thumbnail box in CSS px (16:9); main makes them at 160 px wide, shown smaller so several sets fit at 800 px. */
-const THUMB_W = 128;
-const THUMB_H = 72;
+/** Thumbnail box in CSS px (16:9; styles.css .thumb-button); main makes them 160 px wide, shown smaller so several sets fit at 800 px. */
+const THUMB_W = 96;
+const THUMB_H = 54;
 
 interface Filters {
   quotaGroup: string;
@@ -66,7 +66,7 @@ export function DatasetSets({ collectionId, toolbarStart }: { collectionId: numb
   useLayoutEffect(() => {
     const first = list.current?.querySelector<HTMLElement>('article.dataset-set');
     if (first) {
-      const measured = Math.ceil(first.getBoundingClientRect().height + 12); // + the gap between rows
+      const measured = Math.ceil(first.getBoundingClientRect().height + 8); // + the gap between rows (styles.css)
       if (Math.abs(measured - rowPx) > 8) setRowPx(measured);
     }
   }, [data, rowPx]);
@@ -229,7 +229,7 @@ function DatasetSetCard({
                 <span className="thumb-missing" />
               )}
               <span className="thumb-caption">
-                <span className="muted mono">{f.slotKey}</span> <span className="mono">{f.filename}</span>
+                <span className="muted mono">{f.slotKey}</span> <span className="mono" title={f.filename}>{f.filename}</span>
               </span>
               {check && !check.ok && (
                 <span className="badge tone-warn" title={check.problems.join(', ')}>
