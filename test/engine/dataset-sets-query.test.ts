@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_SQL, paramsOf, registerMediaFunction, type DatasetSetsFilter } from '../../src-main/sync/state/dataset-sets-query';
-import { queryState } from '../../src-main/sync/state/queries';
+import { queryState, type StateQueries } from '../../src-main/sync/state/queries';
 import { DB_NAME } from '../../src-main/sync/state/state-db';
 import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
 import { tempDir } from './helpers';
@@ -53,8 +53,10 @@ function idsWhere(keep: (id: number) => boolean): number[] {
 describe('a page of 250,000 sets', () => {
   let dest: string;
   const stateFolder = () => path.join(dest, '.dataset-sync');
+  // The choices are asked once, as the app keeps them (local-sets.ts) until the records change.
+  let choices: ReturnType<StateQueries['datasetChoices']> | undefined;
   const page = (filter: DatasetSetsFilter, offset: number) =>
-    queryState(stateFolder(), (q) => q.datasetSets(filter, offset, PER_PAGE, RULES));
+    queryState(stateFolder(), (q) => q.datasetSets(filter, offset, PER_PAGE, RULES, (choices ??= q.datasetChoices())));
 
   beforeAll(async () => {
     dest = await tempDir('dsync-setspage-');
@@ -101,7 +103,7 @@ describe('a page of 250,000 sets', () => {
     expect(middle.rows.find((r) => r.id === 125_013)!.participants[1]!.signed).toBe(false);
     expect(middle.rows.find((r) => r.id === 125_004)!.complete).toBe(false);
     expect(middle.rows.find((r) => r.id === 125_010)!.isGold).toBe(true);
-  });
+  }, 300_000);
 
   it('filters in SQL: gold, quota group, consent, media check, set id digits, and their mix', () => {
     const cases: Array<[DatasetSetsFilter, (id: number) => boolean]> = [
@@ -123,7 +125,7 @@ describe('a page of 250,000 sets', () => {
       expect(first.rows.map((r) => r.id), JSON.stringify(filter)).toEqual(ids.slice(0, PER_PAGE));
       expect(last.rows.map((r) => r.id), JSON.stringify(filter)).toEqual(ids.slice(lastOffset));
     }
-  });
+  }, 600_000);
 
   it("offers the filters' choices: sets in the dataset, quota groups with their labels, whether media was checked", () => {
     expect(queryState(stateFolder(), (q) => q.datasetChoices())).toEqual({
@@ -131,7 +133,7 @@ describe('a page of 250,000 sets', () => {
       quotaGroups: GROUPS.map((g) => ({ value: g, label: `Group ${g.toUpperCase()}` })),
       mediaChecked: true,
     });
-  });
+  }, 300_000);
 
   it('reads the page only: sets in primary-key order (no sort of every set), files by primary key', () => {
     const db = new Database(path.join(stateFolder(), DB_NAME), { readonly: true, fileMustExist: true });
