@@ -1,15 +1,9 @@
-// The Sets tab's "In the dataset" view: a set as its set.json in the dataset folder holds it
-// (pseudonymous: a consent is id, version and date; no file URL), which of its files are
-// verified on disk, and the media check of each when one has run. Types and schemas only.
+// The Sets tab's "In the dataset" view: a page of the sets the engine holds for a dataset folder
+// (src-main/sync/state/dataset-sets-query.ts), each with its verified files, its participants'
+// quota group and consent state (pseudonymous: no consent id, no name) and the media check of
+// each file. Types and schemas only.
 import { z } from 'zod';
-import { ConsentRefSchema, FileRecordSchema, ParticipantSchema, SetRecordSchema } from './delivery-api';
 import { args, integer, matching, oneOf } from './schema-kit';
-
-export const DatasetSetSchema = SetRecordSchema.extend({
-  participants: z.array(ParticipantSchema.extend({ consent: ConsentRefSchema.pick({ id: true, version: true, signed_at: true }).nullable() })),
-  files: z.array(FileRecordSchema.omit({ url: true })),
-});
-export type DatasetSet = z.infer<typeof DatasetSetSchema>;
 
 /** A file's media check: `problems` names the broken rules (docs/contracts.md §1 media.csv words; listing fields as "listing:<field>"). */
 export interface FileMediaCheck {
@@ -17,12 +11,32 @@ export interface FileMediaCheck {
   problems: string[];
 }
 
+/** A verified file of the set, as the engine recorded it. */
+export interface DatasetSetFile {
+  filename: string;
+  slotIndex: number;
+  slotKey: string;
+  sizeBytes: number;
+  sha256: string;
+  /** Absent when no media check has run on this dataset. */
+  media?: FileMediaCheck;
+}
+
+export interface DatasetSetParticipant {
+  role: string;
+  quotaGroup: { value: string; label: string };
+  /** False when no consent is on record. */
+  signed: boolean;
+}
+
 export interface DatasetSetRow {
-  set: DatasetSet;
-  /** File names of the set that are verified on disk (listed in manifest.csv). */
-  verifiedFiles: string[];
-  /** By file name; absent when no media check has run on this dataset. */
-  media?: Record<string, FileMediaCheck>;
+  id: number;
+  isGold: boolean;
+  /** False when some of the set's files are not verified yet (a later sync or repair fetches them). */
+  complete: boolean;
+  participants: DatasetSetParticipant[];
+  /** Verified files in slot order. */
+  files: DatasetSetFile[];
 }
 
 export interface DatasetSetsPage {
@@ -31,11 +45,11 @@ export interface DatasetSetsPage {
   perPage: number;
   /** Sets matching the filters. */
   total: number;
-  /** Sets in the dataset, whatever the filters. */
+  /** Sets in the dataset (with a verified file), whatever the filters. */
   setsInDataset: number;
   /** The quota groups of the dataset's participants, for the filter. */
   quotaGroups: Array<{ value: string; label: string }>;
-  /** Whether a media check has run (media.csv exists): the media filter is offered only then. */
+  /** Whether a media check has run (a file has a recorded probe): the media filter is offered only then. */
   mediaChecked: boolean;
 }
 

@@ -18,7 +18,7 @@ import { bucketLocationSchema, bucketSecretSchema, subsetListSchema, settingsPat
 export type { CollectionDatasetSettings, DatasetSubset, SettingsPatch, SettingsView, Account } from './settings';
 
 export type { SecretStoreKind };
-export type { DatasetSet, DatasetSetRow, DatasetSetsPage, DatasetSetsQuery, FileMediaCheck, RevealResult } from './dataset-sets';
+export type { DatasetSetFile, DatasetSetParticipant, DatasetSetRow, DatasetSetsPage, DatasetSetsQuery, FileMediaCheck, RevealResult } from './dataset-sets';
 
 export type IpcErrorKind =
   | 'invalid_argument' // the window sent something the contract does not allow

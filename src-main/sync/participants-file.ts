@@ -30,6 +30,7 @@ function entryOf(p: Participant): ParticipantEntry {
     ...(p.skin_tone !== undefined ? { skinTone: p.skin_tone } : {}),
     group: p.quota_group.group,
     value: p.quota_group.value,
+    label: p.quota_group.label,
     signed: p.consent !== null,
   };
 }

@@ -10,9 +10,12 @@ import { humanize } from '../format';
 import { mediaBase, mediaUrl } from '../media-url';
 
 /** Until a row has been measured: a set with one row of thumbnails. */
-const ESTIMATED_ROW_PX = 190;
+const ESTIMATED_ROW_PX = 110;
 const MIN_PER_PAGE = 1;
 const MAX_PER_PAGE = 50;
+/** Thumbnail box in CSS px (16:9; styles.css .thumb-button); main makes them 160 px wide, shown smaller so several sets fit at 800 px. */
+const THUMB_W = 96;
+const THUMB_H = 54;
 
 interface Filters {
   quotaGroup: string;
@@ -63,7 +66,7 @@ export function DatasetSets({ collectionId, toolbarStart }: { collectionId: numb
   useLayoutEffect(() => {
     const first = list.current?.querySelector<HTMLElement>('article.dataset-set');
     if (first) {
-      const measured = Math.ceil(first.getBoundingClientRect().height + 12); // + the gap between rows
+      const measured = Math.ceil(first.getBoundingClientRect().height + 8); // + the gap between rows (styles.css)
       if (Math.abs(measured - rowPx) > 8) setRowPx(measured);
     }
   }, [data, rowPx]);
@@ -167,7 +170,7 @@ export function DatasetSets({ collectionId, toolbarStart }: { collectionId: numb
       {data && data.setsInDataset > 0 && data.total === 0 && <p className="muted">No set of the dataset matches these filters.</p>}
       <div className="dataset-set-list" ref={list}>
         {data?.rows.map((row) => (
-          <DatasetSetCard key={row.set.id} row={row} collectionId={collectionId} base={base} onPlay={setPlaying} onReveal={reveal} />
+          <DatasetSetCard key={row.id} row={row} collectionId={collectionId} base={base} onPlay={setPlaying} onReveal={reveal} />
         ))}
       </div>
       <div className="pager" aria-live="polite">
@@ -197,49 +200,45 @@ function DatasetSetCard({
   onPlay: (p: Playing) => void;
   onReveal: (setId: number, filename?: string) => void;
 }) {
-  const { set } = row;
-  const missing = set.participants.filter((p) => p.consent === null).length;
-  const groups = [...new Set(set.participants.map((p) => p.quota_group.label))].join(', ');
-  const files = [...set.files].sort((a, b) => a.slot_index - b.slot_index);
+  const missing = row.participants.filter((p) => !p.signed).length;
+  const groups = [...new Set(row.participants.map((p) => p.quotaGroup.label))].join(', ');
   return (
-    <article className="card set-card dataset-set" aria-labelledby={`dset-${set.id}`} data-set-id={set.id}>
+    <article className="card set-card dataset-set" aria-labelledby={`dset-${row.id}`} data-set-id={row.id}>
       <header className="set-head">
-        <h3 id={`dset-${set.id}`}>Set {set.id}</h3>
-        {set.is_gold && <span className="badge gold">Gold standard</span>}
+        <h3 id={`dset-${row.id}`}>Set {row.id}</h3>
+        {row.isGold && <span className="badge gold">Gold standard</span>}
         <span className={missing > 0 ? 'badge tone-bad' : 'badge tone-ok'} {...(missing > 0 ? { 'data-testid': 'consent-missing' } : {})}>
           {missing > 0 ? `Consent missing (${missing})` : 'Consents signed'}
         </span>
+        {!row.complete && <span className="badge tone-warn">Files not all verified yet</span>}
         <span className="muted small">{groups}</span>
-        <button type="button" className="link-button" onClick={() => onReveal(set.id)}>
+        <button type="button" className="link-button" onClick={() => onReveal(row.id)}>
           Show in folder
         </button>
       </header>
       <ul className="thumbs">
-        {files.map((f) => {
-          const verified = row.verifiedFiles.includes(f.filename);
-          const check = row.media?.[f.filename];
+        {row.files.map((f) => {
+          const check = f.media;
           return (
-            <li key={f.id} className="thumb" data-file={f.filename}>
-              {verified && base ? (
-                <button type="button" className="thumb-button" onClick={() => onPlay({ setId: set.id, filename: f.filename })} aria-label={`Play ${f.filename}`}>
-                  <img src={mediaUrl(base, 'thumb', collectionId, set.id, f.filename)} alt="" width={160} height={90} loading="lazy" />
+            <li key={f.filename} className="thumb" data-file={f.filename}>
+              {base ? (
+                <button type="button" className="thumb-button" onClick={() => onPlay({ setId: row.id, filename: f.filename })} aria-label={`Play ${f.filename}`}>
+                  <img src={mediaUrl(base, 'thumb', collectionId, row.id, f.filename)} alt="" width={THUMB_W} height={THUMB_H} loading="lazy" />
                 </button>
               ) : (
-                <span className="thumb-missing">{verified ? '' : 'Not on disk'}</span>
+                <span className="thumb-missing" />
               )}
               <span className="thumb-caption">
-                <span className="muted mono">{f.slot_key}</span> <span className="mono">{f.filename}</span>
+                <span className="muted mono">{f.slotKey}</span> <span className="mono" title={f.filename}>{f.filename}</span>
               </span>
               {check && !check.ok && (
                 <span className="badge tone-warn" title={check.problems.join(', ')}>
                   {check.problems.map(humanize).join(', ')}
                 </span>
               )}
-              {verified && (
-                <button type="button" className="link-button small" onClick={() => onReveal(set.id, f.filename)} aria-label={`Show ${f.filename} in folder`}>
-                  Show in folder
-                </button>
-              )}
+              <button type="button" className="link-button small" onClick={() => onReveal(row.id, f.filename)} aria-label={`Show ${f.filename} in folder`}>
+                Show in folder
+              </button>
             </li>
           );
         })}

@@ -51,8 +51,17 @@ describe('Sets tab previews and playback', () => {
     await rows.first().waitFor();
 
     const hasFfmpeg = ffmpegPresent();
-    for (const width of [800, 1280]) {
-      await page.setViewportSize({ width, height: 800 });
+    for (const [width, height] of [
+      [800, 800],
+      [1280, 900],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      // The page size fills the window: several sets fit at 800 px high, wholly visible, and nothing scrolls sideways.
+      await expect.poll(() => rows.count(), { message: `${width}×${height}` }).toBeGreaterThanOrEqual(3);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const third = await rows.nth(2).boundingBox();
+      expect(third && third.y + third.height, `${width}×${height}`).toBeLessThanOrEqual(height);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${width}×${height}`).toBeLessThanOrEqual(0);
       const thumbs = page.locator('article.dataset-set img');
       await thumbs.first().waitFor();
       // Every thumbnail on the page has loaded: a decoded JPEG (or the placeholder without ffmpeg).

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 function firstFile(ext?: string) {
-  for (const r of rows) for (const f of r.set.files) if (r.verifiedFiles.includes(f.filename) && (!ext || f.filename.endsWith(ext))) return { setId: r.set.id, file: f };
+  for (const r of rows) for (const f of r.files) if (!ext || f.filename.endsWith(ext)) return { setId: r.id, file: f };
   throw new Error(`no verified ${ext ?? ''} file in the demo dataset`);
 }
 
@@ -51,7 +51,10 @@ const url = (kind: string, setId: number | string, name: string, collection: num
 describe('media request handler', () => {
   it('lists the synced sets with their verified files', () => {
     expect(rows.length).toBe(4);
-    for (const r of rows) expect(r.verifiedFiles.length).toBe(r.set.files.length);
+    for (const r of rows) {
+      expect(r.complete).toBe(true);
+      expect(r.files.map((f) => f.slotIndex)).toEqual([1, 2]);
+    }
   });
 
   it('answers the whole file (200), a range (206 with Content-Range), a suffix range, and 416 past the end', async () => {
@@ -139,25 +142,25 @@ describe('media request handler', () => {
   it('refuses a symlink put in place of a verified file, and a file whose size changed since verification', async () => {
     const a = rows[0]!;
     const b = rows[1]!;
-    const victim = a.set.files[0]!.filename;
-    const victimPath = path.join(dest, 'sets', String(a.set.id), victim);
+    const victim = a.files[0]!.filename;
+    const victimPath = path.join(dest, 'sets', String(a.id), victim);
     const saved = await fs.readFile(victimPath);
     try {
       await fs.rm(victimPath);
       await fs.symlink(path.join(dest, 'manifest.csv'), victimPath);
-      expect((await handle({ url: url('video', a.set.id, victim), headers: {} })).status).toBe(404);
+      expect((await handle({ url: url('video', a.id, victim), headers: {} })).status).toBe(404);
     } finally {
       await fs.rm(victimPath, { force: true });
       await fs.writeFile(victimPath, saved);
     }
-    expect((await handle({ url: url('video', a.set.id, victim), headers: {} })).status).toBe(200);
+    expect((await handle({ url: url('video', a.id, victim), headers: {} })).status).toBe(200);
 
-    const grown = b.set.files[0]!.filename;
-    const grownPath = path.join(dest, 'sets', String(b.set.id), grown);
+    const grown = b.files[0]!.filename;
+    const grownPath = path.join(dest, 'sets', String(b.id), grown);
     const original = await fs.readFile(grownPath);
     await fs.appendFile(grownPath, 'changed after verification');
     try {
-      expect((await handle({ url: url('video', b.set.id, grown), headers: {} })).status).toBe(404);
+      expect((await handle({ url: url('video', b.id, grown), headers: {} })).status).toBe(404);
     } finally {
       await fs.writeFile(grownPath, original);
     }
@@ -165,12 +168,12 @@ describe('media request handler', () => {
 
   it('refuses a set folder replaced by a symlink to elsewhere', async () => {
     const r = rows[2]!;
-    const setDir = path.join(dest, 'sets', String(r.set.id));
+    const setDir = path.join(dest, 'sets', String(r.id));
     const outside = path.join(path.dirname(dest), 'elsewhere');
     await fs.rename(setDir, outside);
     try {
       await fs.symlink(outside, setDir);
-      expect((await handle({ url: url('video', r.set.id, r.set.files[0]!.filename), headers: {} })).status).toBe(404);
+      expect((await handle({ url: url('video', r.id, r.files[0]!.filename), headers: {} })).status).toBe(404);
     } finally {
       await fs.rm(setDir, { force: true });
       await fs.rename(outside, setDir);
@@ -211,7 +214,7 @@ describe('thumbnails', () => {
     );
     const counted = createMediaHandler({ datasetFolder: () => dest, thumbnails: new Thumbnailer({ ffmpeg: async () => wrapper }) });
     await fs.rm(path.join(dest, '.dataset-sync', 'thumbs'), { recursive: true, force: true });
-    const all = rows.flatMap((r) => r.set.files.map((f) => ({ setId: r.set.id, name: f.filename })));
+    const all = rows.flatMap((r) => r.files.map((f) => ({ setId: r.id, name: f.filename })));
     const answers = await Promise.all(all.map((f) => counted({ url: url('thumb', f.setId, f.name), headers: {} })));
     for (const a of answers) {
       expect(a.status).toBe(200);

@@ -1,5 +1,5 @@
 // What the app does with a dataset's media for the window: its sets with their verified files
-// (local-sets.ts), "Show in folder", and the request handler behind the media URLs
+// (local-sets.ts, a question to the engine), "Show in folder", and the request handler behind the media URLs
 // (media-request.ts) with one thumbnailer for the whole process. Folders only: a bucket
 // dataset has no local bytes to preview (its verified files are in the bucket).
 import path from 'node:path';
@@ -61,7 +61,7 @@ export class DatasetMedia {
       if (!found.ok) throw new AppError('refused', `"${filename}" of set ${setId} is not a verified file of this dataset (sync or repair to fetch it).`);
       target = found.file.absPath;
     } else {
-      if (!(await hasDatasetSet(dest, setId))) throw new AppError('refused', `Set ${setId} is not in this dataset.`);
+      if (!hasDatasetSet(dest, setId)) throw new AppError('refused', `Set ${setId} is not in this dataset.`);
       target = path.join(dest, 'sets', String(setId));
     }
     if (this.deps.canShowInFolder) this.deps.showItemInFolder(target);

@@ -9,6 +9,10 @@ import path from 'node:path';
 import { LEGACY_SET_LOG } from './legacy-logs';
 import { metaValue, openStateDb, openStateDbReadOnly } from './state-db';
 import { entryOfRow, type FileEntry, type FileRow } from './records';
+import type { Rules } from '../media/media-check';
+import { datasetChoices, datasetSetsPage, type DatasetChoices, type DatasetSetsAnswer, type DatasetSetsFilter } from './dataset-sets-query';
+
+export type { DatasetChoices, DatasetSetsAnswer, DatasetSetsFilter } from './dataset-sets-query';
 
 /** A set's standing in the records: complete, incomplete (files missing or failed), or seen leaving "accepted". */
 export type SetStatus = 'complete' | 'incomplete' | 'left_accepted';
@@ -71,6 +75,29 @@ export class StateQueries {
 
   private lastRun(): number {
     return this.db ? metaValue(this.db, 'run') : 0;
+  }
+
+  /** How many flushes wrote records, ever (SetStore.changeCount): an answer kept with it stays true while it is unchanged. */
+  changeCount(): number {
+    return this.db ? metaValue(this.db, 'changes') : 0;
+  }
+
+  /**
+   * A page of the sets in the dataset (with a verified file), filtered; media verdicts against
+   * `rules` (collection.json's media_rules). `choices`: datasetChoices() as kept by the caller.
+   */
+  datasetSets(filter: DatasetSetsFilter, offset: number, limit: number, rules: Rules, choices: DatasetChoices = this.datasetChoices()): DatasetSetsAnswer {
+    return this.db ? datasetSetsPage(this.db, filter, offset, limit, rules, choices) : { rows: [], total: 0 };
+  }
+
+  /** What the Sets tab's filters offer (one pass over the sets: keep it by changeCount()). */
+  datasetChoices(): DatasetChoices {
+    return this.db ? datasetChoices(this.db) : { setsInDataset: 0, quotaGroups: [], mediaChecked: false };
+  }
+
+  /** Whether set `id` has a verified file (one primary-key seek). */
+  hasFiles(id: number): boolean {
+    return !!this.db && this.db.prepare<[number], number>('SELECT 1 FROM files WHERE set_id = ? LIMIT 1').pluck().get(id) !== undefined;
   }
 
   counts(): StateCounts {

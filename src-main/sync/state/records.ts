@@ -37,6 +37,8 @@ export interface ParticipantEntry {
   skinTone?: string | null;
   group: string;
   value: string;
+  /** The quota group's label for people (the Sets tab's filter); absent in records written before it was kept. */
+  label?: string;
   /** False for a null consent (none on record). */
   signed: boolean;
 }
