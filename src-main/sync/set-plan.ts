@@ -15,6 +15,7 @@ import { failureCode } from './failure-code';
 import { withRetry } from './retry';
 import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
+import type { LocalBytes } from './destination/destination';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
@@ -231,6 +232,8 @@ function resumeKeyOf(setId: number, fileId: number, sha256: string): string {
 async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string): Promise<void> {
   const set = sp.set;
   const acc = ctx.accounting;
+  /** A bucket's verified bytes kept for the media check: handed to it, else released here. */
+  let local: LocalBytes | undefined;
   try {
     if (ctx.signal.aborted) return;
     const known = sp.local.files[rel];
@@ -241,7 +244,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
       acc.bytesDone += file.size_bytes;
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
-      ({ stamp } = await transferFile(
+      ({ stamp, local } = await transferFile(
         {
           fileId: file.id,
           url: file.url,
@@ -249,6 +252,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
           sha256: file.sha256,
           relPath: rel,
           resumeKey: resumeKeyOf(set.id, file.id, file.sha256),
+          keepLocal: ctx.media?.wantsLocalBytes === true,
         },
         {
           dest: ctx.dest,
@@ -268,7 +272,10 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     ctx.state.putLocal(sp.local);
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
-    ctx.media?.check(sp.local, rel, file);
+    if (ctx.media) {
+      ctx.media.check(sp.local, rel, file, local);
+      local = undefined; // the media stage releases it once probed
+    }
     ctx.state.saveSoon();
   } catch (e) {
     if (ctx.endsSync(e)) return;
@@ -277,6 +284,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     fileFailed(ctx, sp, file, rel, reason, failureCode(e));
   } finally {
+    void local?.release();
     stepDone(ctx, sp);
   }
 }

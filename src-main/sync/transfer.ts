@@ -13,7 +13,7 @@ import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
-import { EscapeError, type Destination, type Upload } from './destination/destination';
+import { EscapeError, type Destination, type LocalBytes, type Upload } from './destination/destination';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { failureCode, type CodedError } from './failure-code';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
@@ -29,6 +29,14 @@ export interface TransferJob {
   relPath: string;
   /** Names the held bytes across attempts and syncs: `${setId}-${fileId}-${sha256}` (ExpectedBody.resumeKey). */
   resumeKey: string;
+  /** Keep the verified bytes on this machine after commit (a bucket; Upload.commit's keepLocal): the media check probes them. */
+  keepLocal?: boolean;
+}
+
+/** A committed file: the stamp to record, and (keepLocal, a bucket) its verified bytes, which the caller must release. */
+export interface Transferred {
+  stamp: string;
+  local?: LocalBytes;
 }
 
 export interface TransferContext {
@@ -318,7 +326,7 @@ async function streamToPart(
 }
 
 /** Downloads and verifies one file; resolves with the committed object's stamp (a folder: its mtime). */
-export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<{ stamp: string }> {
+export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<Transferred> {
   const label = `file ${job.relPath}`;
   const active = newActiveTransfer(job.fileId, job.relPath, job.sizeBytes);
   ctx.accounting.active.add(active);
@@ -329,7 +337,7 @@ export async function transferFile(job: TransferJob, ctx: TransferContext): Prom
   }
 }
 
-async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<{ stamp: string }> {
+async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<Transferred> {
   let attempt = 0;
   let mismatches = 0;
   const spent = { bytes: 0 };
@@ -370,7 +378,7 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
           attempt = 0;
         },
       });
-      if (step === 'done') return await commit(upload, label);
+      if (step === 'done') return await commit(upload, label, job.keepLocal === true);
     } finally {
       await upload.close().catch(() => undefined);
     }
@@ -506,9 +514,10 @@ async function countMismatch(mismatches: number, reason: string, code: FailureCo
  * when set.json was written, with the escape checks around it). A set folder that leads outside
  * DEST fails the file as FolderEscapeError: its set's entries are checked again at the end.
  */
-async function commit(upload: Upload, label: string): Promise<{ stamp: string }> {
+async function commit(upload: Upload, label: string, keepLocal: boolean): Promise<Transferred> {
   try {
-    return { stamp: (await upload.commit()).stamp };
+    const { stamp, local } = await upload.commit(keepLocal ? { keepLocal } : undefined);
+    return local ? { stamp, local } : { stamp };
   } catch (e) {
     if (e instanceof EscapeError) throw new FolderEscapeError(`${label}: ${e.message}`);
     throw e;

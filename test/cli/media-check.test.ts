@@ -7,11 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceService } from '../../src-service/index';
 import type { MediaFaultEntry } from '../../src-service/admin-client';
 import { mainCollection, parseNdjson, runCli, tempDir, type Service } from '../engine/helpers';
 import { toolPresent } from '../support/media-tools';
+import { CEPH_MISSING, adminClient, keysUnder, needsCeph, startCephRgw, type CephRgw } from '../support/ceph-rgw';
 
 const hasFfprobe = toolPresent('ffprobe');
 const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
@@ -41,9 +43,9 @@ function syncArgs(dest: string, ...extra: string[]): string[] {
 const withKey = () => ({ DATASET_SYNC_API_KEY: mainCollection(svc).apiKey, DATASET_SYNC_MEDIA_CHECK: undefined });
 
 /** A real ffprobe behind a script that logs each call: how many probes a sync ran. */
-async function loggingProber(): Promise<{ bin: string; calls: () => Promise<number> }> {
-  const bin = path.join(work, 'ffprobe-logged.sh');
-  const log = path.join(work, 'ffprobe-calls.log');
+async function loggingProber(name = 'ffprobe'): Promise<{ bin: string; calls: () => Promise<number> }> {
+  const bin = path.join(work, `${name}-logged.sh`);
+  const log = path.join(work, `${name}-calls.log`);
   await fs.writeFile(bin, `#!/bin/sh\necho "$*" >> '${log}'\nexec ffprobe "$@"\n`, { mode: 0o755 });
   return {
     bin,
@@ -53,14 +55,40 @@ async function loggingProber(): Promise<{ bin: string; calls: () => Promise<numb
 
 type Listed = { width: number; height: number; fps: number; duration: number; codec: string };
 
+type Listing = Map<string, { setId: number; slot: number; media: Listed }>;
+type SetJson = { id: number; files: Array<{ filename: string; slot_index: number; media: Listed }> };
+
+function addSet(out: Listing, set: SetJson): void {
+  for (const f of set.files) out.set(`sets/${set.id}/${f.filename}`, { setId: set.id, slot: f.slot_index, media: f.media });
+}
+
 /** The dataset's files with their listing's `media` (set.json keeps the listing's documented fields). */
-async function listedFiles(dest: string): Promise<Map<string, { setId: number; slot: number; media: Listed }>> {
-  const out = new Map<string, { setId: number; slot: number; media: Listed }>();
-  for (const id of await fs.readdir(path.join(dest, 'sets'))) {
-    const set = JSON.parse(await fs.readFile(path.join(dest, 'sets', id, 'set.json'), 'utf8')) as { id: number; files: Array<{ filename: string; slot_index: number; media: Listed }> };
-    for (const f of set.files) out.set(`sets/${set.id}/${f.filename}`, { setId: set.id, slot: f.slot_index, media: f.media });
-  }
+async function listedFiles(dest: string): Promise<Listing> {
+  const out: Listing = new Map();
+  for (const id of await fs.readdir(path.join(dest, 'sets'))) addSet(out, JSON.parse(await fs.readFile(path.join(dest, 'sets', id, 'set.json'), 'utf8')) as SetJson);
   return out;
+}
+
+/**
+ * media.csv's rows as they must be for this demo's faults (service/media-faults): the listing's
+ * values, except where the fault makes the file disagree with it; `realSize` reads the frame
+ * size of the `listing_lies` file.
+ */
+function expectedRows(files: Listing, realSize: (rel: string) => { width: number; height: number }): string[][] {
+  const expected: string[][] = [];
+  for (const [rel, f] of [...files].sort(([, a], [, b]) => a.setId - b.setId || a.slot - b.slot)) {
+    const fault = faults.find((x) => x.set_id === f.setId && x.slot_index === f.slot)?.kind;
+    const m = f.media;
+    if (fault === 'too_small') expected.push([rel, ...cells(m), 'min_width;min_height', 'ok']);
+    else if (fault === 'too_short') expected.push([rel, ...cells(m), 'min_duration', 'ok']);
+    else if (fault === 'wrong_format') expected.push([rel, ...cells(m), 'format', 'ok']);
+    else if (fault === 'listing_lies') {
+      expect([m.width, m.height]).toEqual([1920, 1080]);
+      expected.push([rel, ...cells({ ...m, ...realSize(rel) }), 'ok', 'width;height']);
+    } else if (fault === 'wrong_codec') expected.push([rel, ...cells({ ...m, codec: m.codec === 'hevc' ? 'h264' : 'hevc' }), 'ok', 'codec']);
+    else expected.push([rel, ...cells(m), 'ok', 'ok']);
+  }
+  return expected;
 }
 
 function ffprobeSize(file: string): { width: number; height: number } {
@@ -96,20 +124,7 @@ describe('media check', () => {
 
     const files = await listedFiles(dest);
     expect(files.size).toBe(12);
-    const expected: string[][] = [];
-    for (const [rel, f] of [...files].sort(([, a], [, b]) => a.setId - b.setId || a.slot - b.slot)) {
-      const fault = faults.find((x) => x.set_id === f.setId && x.slot_index === f.slot)?.kind;
-      const m = f.media;
-      if (fault === 'too_small') expected.push([rel, ...cells(m), 'min_width;min_height', 'ok']);
-      else if (fault === 'too_short') expected.push([rel, ...cells(m), 'min_duration', 'ok']);
-      else if (fault === 'wrong_format') expected.push([rel, ...cells(m), 'format', 'ok']);
-      else if (fault === 'listing_lies') {
-        const real = ffprobeSize(path.join(dest, rel));
-        expect([m.width, m.height]).toEqual([1920, 1080]);
-        expected.push([rel, ...cells({ ...m, ...real }), 'ok', 'width;height']);
-      } else if (fault === 'wrong_codec') expected.push([rel, ...cells({ ...m, codec: m.codec === 'hevc' ? 'h264' : 'hevc' }), 'ok', 'codec']);
-      else expected.push([rel, ...cells(m), 'ok', 'ok']);
-    }
+    const expected = expectedRows(files, (rel) => ffprobeSize(path.join(dest, rel)));
     const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
     expect(csv[0]).toEqual(['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing']);
     expect(csv.slice(1)).toEqual(expected);
@@ -148,5 +163,84 @@ describe('media check', () => {
     const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
     expect(csv).toHaveLength(13);
     for (const row of csv.slice(1)) expect(row.slice(1)).toEqual(['', '', '', '', '', 'unprobed', '']);
+  });
+});
+
+// The same check into a real Ceph RGW bucket: the verified bytes staged on this machine are
+// probed (s3/upload.ts keeps them past the commit until the probe ended), so the bucket's
+// media.csv names the same five faulty files as a folder's, nothing staged is left behind, and
+// a no-op probes nothing.
+describe.skipIf(CEPH_MISSING !== null || !hasFfprobe)(needsCeph(`media check into a bucket (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`), () => {
+  const BUCKET = 'media-check';
+  const ctx = {} as { rgw: CephRgw; admin: S3Client };
+  beforeAll(async () => {
+    ctx.rgw = await startCephRgw();
+    ctx.admin = adminClient(ctx.rgw);
+    await ctx.admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  }, 180_000);
+  afterAll(async () => {
+    ctx.admin?.destroy();
+    await ctx.rgw?.stop();
+  }, 60_000);
+
+  async function objectText(key: string): Promise<string> {
+    const res = await ctx.admin.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    return res.Body!.transformToString('utf8');
+  }
+
+  it('probes the staged bytes of every verified file once; media.csv in the bucket names the five faulty files', { timeout: 600_000 }, async () => {
+    const prober = await loggingProber('ffprobe-bucket');
+    const prefix = 'probed/faces';
+    const stateHome = path.join(work, 'state-bucket');
+    const env = {
+      ...withKey(),
+      DATASET_SYNC_FFPROBE: prober.bin,
+      AWS_ACCESS_KEY_ID: ctx.rgw.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: ctx.rgw.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+      XDG_STATE_HOME: stateHome,
+    };
+    const args = syncArgs(`s3://${BUCKET}/${prefix}`, '--s3-endpoint', ctx.rgw.endpoint, '--json');
+    const r = await runCli(args, { env, timeoutMs: 240_000 }); // a kill guard for a loaded machine, not a timing check
+    expect(r.code, r.stderr).toBe(0);
+    const events = parseNdjson(r.stdout);
+    const summary = events.at(-1)!;
+    if (summary.type !== 'summary') throw new Error('no summary');
+    expect(summary.summary.filesDownloaded).toBe(12);
+    expect(summary.summary.mediaProblems).toBe(5);
+    expect(summary.summary.mediaUnprobed).toBe(0);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([]);
+    expect(events.filter((e) => e.type === 'media')).toHaveLength(12);
+    expect(await prober.calls()).toBe(12);
+
+    const files: Listing = new Map();
+    for (const key of (await keysUnder(ctx.admin, BUCKET, `${prefix}/sets/`)).filter((k) => k.endsWith('/set.json'))) addSet(files, JSON.parse(await objectText(key)) as SetJson);
+    expect(files.size).toBe(12);
+    const copies = path.join(work, 'bucket-copies');
+    await fs.mkdir(copies, { recursive: true });
+    // The listing_lies object itself, read back with the tests' own client and probed here.
+    const lies = [...files].find(([, f]) => faults.some((x) => x.kind === 'listing_lies' && x.set_id === f.setId && x.slot_index === f.slot))![0];
+    const res = await ctx.admin.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${lies}` }));
+    await fs.writeFile(path.join(copies, path.basename(lies)), await res.Body!.transformToByteArray());
+    const rows = expectedRows(files, (rel) => ffprobeSize(path.join(copies, path.basename(rel))));
+    const csv = parse(await objectText(`${prefix}/media.csv`));
+    expect(csv[0]).toEqual(['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing']);
+    expect(csv.slice(1)).toEqual(rows);
+
+    // The bytes kept for the probes are gone (stateDir/uploads/verified), and nothing else is staged.
+    const [bucketState] = await fs.readdir(path.join(stateHome, 'dataset-sync', 'buckets'));
+    const uploads = path.join(stateHome, 'dataset-sync', 'buckets', bucketState!, 'uploads');
+    expect(await fs.readdir(path.join(uploads, 'verified')).catch(() => [])).toEqual([]);
+    expect((await fs.readdir(uploads).catch(() => [] as string[])).filter((n) => n !== 'verified')).toEqual([]);
+
+    // A no-op sync probes nothing and leaves media.csv as it was.
+    const again = await runCli(args, { env, timeoutMs: 240_000 });
+    expect(again.code, again.stderr).toBe(0);
+    const last = parseNdjson(again.stdout).at(-1)!;
+    if (last.type !== 'summary') throw new Error('no summary');
+    expect(last.summary.filesDownloaded).toBe(0);
+    expect(last.summary.mediaProblems).toBe(5);
+    expect(await prober.calls()).toBe(12);
+    expect(parse(await objectText(`${prefix}/media.csv`))).toEqual(csv);
   });
 });

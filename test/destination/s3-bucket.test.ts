@@ -182,6 +182,46 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
     await dest.close();
   });
 
+  it('commit with keepLocal hands back the verified bytes on this machine until released; cleanUp removes what was never released', async () => {
+    const prefix = freshPrefix();
+    const stateDir = path.join(ctx.tmp, `keep-${randomBytes(3).toString('hex')}`);
+    const dest = bucketDest(prefix, { stateDir });
+    await dest.prepare();
+    const kept: string[] = [];
+    for (const size of [1000, 2 * PART + 5]) {
+      const body = bodyOf(size, size + 1);
+      const key = `sets/1/set_1_slot_0${size > PART ? 2 : 1}.mp4`;
+      const up = await dest.openUpload(key, expectation(body, key));
+      await up.write([body], 0);
+      const info = await up.commit({ keepLocal: true });
+      await up.close();
+      expect(info.sha256).toBe(sha256(body));
+      // Exactly the bytes committed, moved out of the staged name (a new upload of the same body starts at 0).
+      expect((await fs.readFile(info.local!.path)).equals(body)).toBe(true);
+      const again = await dest.openUpload(key, expectation(body, key));
+      expect(again.held).toBe(0);
+      await again.discard();
+      expect((await fs.readFile(info.local!.path)).equals(body)).toBe(true);
+      kept.push(info.local!.path);
+      if (size < PART) {
+        await info.local!.release();
+        await info.local!.release();
+        await expect(fs.stat(info.local!.path)).rejects.toMatchObject({ code: 'ENOENT' });
+      }
+    }
+    // Without keepLocal nothing stays.
+    const plain = bodyOf(500, 3);
+    const up = await dest.openUpload('sets/1/plain.mp4', expectation(plain, 'sets/1/plain.mp4'));
+    await up.write([plain], 0);
+    expect((await up.commit()).local).toBeUndefined();
+    await up.close();
+    expect(await fs.readdir(path.join(stateDir, 'uploads', 'verified'))).toEqual([path.basename(kept[1]!)]);
+    // A killed sync's leftovers: the next clean sync's cleanUp removes them.
+    await dest.cleanUp();
+    await expect(fs.stat(path.join(stateDir, 'uploads', 'verified'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await dest.close();
+  });
+
   it('discard aborts the multipart upload; cleanUp aborts the ones no local record holds and keeps the resumable ones', async () => {
     const prefix = freshPrefix();
     const dest = bucketDest(prefix);

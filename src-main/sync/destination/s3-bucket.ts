@@ -42,7 +42,7 @@ import { isCode, s3Error, statusOf, type Where } from './s3/errors';
 import type { StorageStats } from '../../../src-shared/sync-events';
 import { acquireBucketLock } from './s3/lock';
 import { checkKey, checkPrefix } from './key-rules';
-import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload } from './s3/upload';
+import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload, VERIFIED_DIR } from './s3/upload';
 
 export interface S3BucketOptions {
   /** Absent: the AWS SDK's default chain (environment, AWS_PROFILE, ~/.aws/credentials). */
@@ -385,8 +385,13 @@ export class S3Bucket implements Destination {
     return null;
   }
 
-  /** Aborts the multipart uploads under PREFIX/ that no upload record of this machine holds for resume. */
+  /**
+   * Aborts the multipart uploads under PREFIX/ that no upload record of this machine holds for
+   * resume, and removes verified bytes a killed sync kept for the media check (s3/upload.ts;
+   * called after this sync's probes ended).
+   */
   async cleanUp(): Promise<void> {
+    await fs.rm(path.join(this.uploadsDir, VERIFIED_DIR), { recursive: true, force: true }).catch(() => undefined);
     const keep = await heldUploadIds(this.uploadsDir);
     let keyMarker: string | undefined;
     let idMarker: string | undefined;

@@ -4,10 +4,18 @@
 // was probed at: a file is probed once per verified version, and a no-op sync probes nothing.
 // A missing or failing prober is said once (a warning) and never fails the sync: files are
 // `unprobed`, and probed again by a later sync that has a prober.
+//
+// A bucket has no local files: the engine asks its upload to keep the verified bytes it staged
+// on this machine (wantsLocalBytes; s3/upload.ts sets them aside at commit) and hands them here
+// (LocalBytes), and they are probed like a folder's file, then released (removed), whatever
+// happens to the probe: the transfer slot is free at commit and the bytes live only as long as
+// their probe waits or runs. A bucket file whose bytes are not on this machine (verified by an
+// earlier sync without a prober, or found in the bucket by its sha256 metadata) stays `unprobed`:
+// probing it would mean downloading it again.
 import path from 'node:path';
 import type { FileRecord } from '../../../src-shared/delivery-api';
 import type { SyncEvent } from '../../../src-shared/sync-events';
-import type { Destination } from '../destination/destination';
+import type { Destination, LocalBytes } from '../destination/destination';
 import type { RunState } from '../run-state';
 import type { LocalSet } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type MediaEntry, type Rules } from './media-check';
@@ -18,10 +26,12 @@ const PROBES_AT_ONCE = 2;
 
 export class MediaStage {
   private readonly prober = new Prober();
-  private readonly queue: Array<() => Promise<void>> = [];
+  /** Probes waiting for a place: `drop` lets go of what one holds when a cancelled sync drops it. */
+  private readonly queue: Array<{ run: () => Promise<void>; drop: () => void }> = [];
   private running = 0;
   private idleWaiters: Array<() => void> = [];
   private warned = false;
+  private warnedNotLocal = false;
   private rules: Promise<Rules> | undefined;
   /** DATASET_SYNC_MEDIA_CHECK=off (benchmarks only): the stage does nothing, so a sync can be timed without it. */
   private readonly off = process.env.DATASET_SYNC_MEDIA_CHECK === 'off';
@@ -33,20 +43,28 @@ export class MediaStage {
     private readonly signal: AbortSignal,
   ) {}
 
+  /** True when a verified file's bytes should be kept on this machine for the probe (a bucket, the check on, a prober not known missing). */
+  get wantsLocalBytes(): boolean {
+    return !this.off && !this.dest.capabilities.localRoot && this.prober.available;
+  }
+
   /**
    * A verified (or up-to-date) file of `local`: probed unless its entry already holds a probe of
    * this sha256; a file whose recorded probe shows a problem is reported again (a `media` event).
+   * `bytes` (a bucket's file just verified): its verified bytes, released here in every case.
    */
-  check(local: LocalSet, rel: string, file: FileRecord): void {
+  check(local: LocalSet, rel: string, file: FileRecord, bytes?: LocalBytes): void {
     const entry = local.files[rel];
-    if (this.off || !entry) return;
+    const release = () => void bytes?.release();
+    if (this.off || !entry) return release();
     const known = entry.media;
     if (known && known.sha256 === entry.sha256 && known.result !== 'unprobed') {
+      release();
       void this.report(local.id, rel, known, false);
       return;
     }
     const sha256 = entry.sha256;
-    this.queue.push(() => this.probe(local, rel, sha256, file));
+    this.queue.push({ run: () => this.probe(local, rel, sha256, file, bytes).finally(release), drop: release });
     this.pump();
   }
 
@@ -54,7 +72,8 @@ export class MediaStage {
     while (this.running < PROBES_AT_ONCE && this.queue.length > 0) {
       const task = this.queue.shift()!;
       this.running++;
-      void task()
+      void task
+        .run()
         .catch(() => undefined)
         .finally(() => {
           this.running--;
@@ -66,23 +85,30 @@ export class MediaStage {
 
   /** Resolves once every probe queued so far has ended (a cancelled sync drops those not started). */
   idle(): Promise<void> {
-    if (this.signal.aborted) this.queue.length = 0;
+    if (this.signal.aborted) for (const task of this.queue.splice(0)) task.drop();
     if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async probe(local: LocalSet, rel: string, sha256: string, file: FileRecord): Promise<void> {
+  private async probe(local: LocalSet, rel: string, sha256: string, file: FileRecord, bytes: LocalBytes | undefined): Promise<void> {
     if (this.signal.aborted) return;
     const root = this.dest.capabilities.localRoot;
+    const where = root ? path.join(root, ...rel.split('/')) : bytes?.path;
     let media: MediaEntry;
-    if (!root) {
-      // A bucket: its objects are not local files (probing the staged bytes before commit is not built yet).
-      this.warnOnce(`Media check: files in ${this.dest.label} are not probed (a bucket destination); media.csv lists them as unprobed.`);
+    if (!this.prober.available) {
       media = { sha256, result: 'unprobed' };
-    } else if (!this.prober.available) {
+    } else if (!where) {
+      // A bucket's file whose verified bytes are not on this machine (see the header).
+      if (!this.warnedNotLocal) {
+        this.warnedNotLocal = true;
+        this.emit({
+          type: 'warning',
+          message: `Media check: some files in ${this.dest.label} were verified earlier or elsewhere and their bytes are not on this machine; they are not probed and media.csv lists them as unprobed.`,
+        });
+      }
       media = { sha256, result: 'unprobed' };
     } else {
-      const outcome = await this.prober.probe(path.join(root, ...rel.split('/')), this.signal);
+      const outcome = await this.prober.probe(where, this.signal);
       if (this.signal.aborted) return;
       if (outcome.kind === 'no_prober') {
         this.warnOnce(`Media check: ffprobe could not run (${outcome.detail}); files are listed as unprobed in media.csv. Install ffmpeg (or the npm package @ffprobe-installer/ffprobe) to check them.`);
