@@ -17,3 +17,8 @@ export function mediaCheckWords(s: Pick<SyncSummary, 'mediaProblems' | 'mediaUnp
   if (unprobed > 0) parts.push(`${files(unprobed)} not checked (no ffprobe, or the check is off)`);
   return parts.length === 0 ? '' : `Media check: ${parts.join('; ')} (see media.csv)`;
 }
+
+/** The files the end of a sync still waits for (the `checking_media` phase): "3 files left". */
+export function mediaLeftWords(n: number): string {
+  return `${files(n)} left`;
+}

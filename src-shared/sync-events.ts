@@ -122,9 +122,10 @@ export type SyncEvent =
  * meanwhile); `checking`: checking the files on disk, or hashing the bytes held by partial
  * downloads before resuming them; `downloading`: transfers run (every set is listed, when it is
  * the event's `phase`); `retrying`: the page walk waits to try again (see ProgressEvent.retry);
- * `writing_manifest`: the dataset index and the state are written.
+ * `checking_media`: every transfer has ended and the media check's last probes run (see
+ * ProgressEvent.mediaLeft); `writing_manifest`: the dataset index and the state are written.
  */
-export type SyncPhase = 'checking' | 'listing' | 'downloading' | 'retrying' | 'writing_manifest';
+export type SyncPhase = 'checking' | 'listing' | 'downloading' | 'retrying' | 'checking_media' | 'writing_manifest';
 
 /**
  * Aggregate progress, at most 4 a second (and one every 2 s while nothing moves). Every count
@@ -184,6 +185,8 @@ export interface ProgressEvent {
   etaSeconds: number | null;
   /** Bytes received again because a download had to start over (a 200 answer to a resume, a hash mismatch, a 416). */
   bytesRedownloaded: number;
+  /** Present while phase is `checking_media`: the files whose media check has not ended yet. */
+  mediaLeft?: number;
   /** Present while phase is `retrying`: the walk's next attempt (2..of), the attempts allowed, whole seconds until it starts (a countdown). */
   retry?: { attempt: number; of: number; inSeconds: number };
   /**

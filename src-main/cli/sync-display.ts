@@ -3,7 +3,7 @@
 // stdout is handled by the caller; this only draws for people.
 import type { ProgressEvent, SyncEvent, SyncPhase, SyncSummary } from '../../src-shared/sync-events';
 import { consentMissingWords } from '../../src-shared/consent-words';
-import { mediaCheckWords } from '../../src-shared/media-words';
+import { mediaCheckWords, mediaLeftWords } from '../../src-shared/media-words';
 import { bar, formatBytes, formatDuration, formatRate } from './format';
 
 const PLAIN_INTERVAL_MS = 5000;
@@ -109,6 +109,7 @@ const PHASE_WORDS: Record<SyncPhase, string> = {
   checking: 'checking partial downloads',
   downloading: 'downloading',
   retrying: 'retrying',
+  checking_media: 'checking the media',
   writing_manifest: 'writing the manifest',
 };
 
@@ -118,7 +119,11 @@ export function phaseText(p: ProgressEvent): string {
   return (p.phases ?? [p.phase])
     .map((phase) =>
       // The set list waits to be fetched again; the same words as the window's progress line.
-      phase === 'retrying' && p.retry ? `retrying: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s` : PHASE_WORDS[phase],
+      phase === 'retrying' && p.retry
+        ? `retrying: attempt ${p.retry.attempt} of ${p.retry.of} in ${p.retry.inSeconds} s`
+        : phase === 'checking_media' && p.mediaLeft
+          ? `${PHASE_WORDS[phase]} (${mediaLeftWords(p.mediaLeft)})`
+          : PHASE_WORDS[phase],
     )
     .join(' and ');
 }

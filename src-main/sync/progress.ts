@@ -147,7 +147,7 @@ export class ProgressTracker {
   private phases(retrying: boolean): SyncPhase[] {
     const c = this.counts;
     const transfers = c.active.size === 0 ? undefined : [...c.active].every((a) => a.checking) ? 'checking' : 'downloading';
-    if (c.phase === 'writing_manifest') return ['writing_manifest'];
+    if (c.phase === 'writing_manifest' || c.phase === 'checking_media') return [c.phase];
     const first: SyncPhase = retrying ? 'retrying' : c.phase === 'downloading' && transfers ? transfers : c.phase;
     return transfers && transfers !== first && (first === 'listing' || first === 'retrying') ? [first, transfers] : [first];
   }
@@ -204,6 +204,7 @@ export class ProgressTracker {
       bytesPerSecond: Math.round(bytesPerSecond),
       etaSeconds: null,
       bytesRedownloaded: c.bytesRedownloaded,
+      ...(c.phase === 'checking_media' ? { mediaLeft: c.mediaLeft } : {}),
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
       active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : (fileRates.get(a) ?? 0) })),
     };
@@ -214,6 +215,8 @@ export class ProgressTracker {
   private eta(t: number, bytesPerSecond: number, first: Sample, active: ProgressEvent['active'], total: number | null): number | null {
     const c = this.counts;
     const h = this.high;
+    // Probes take what they take (ffprobe's start-up per file): no time is promised for them.
+    if (c.phase === 'checking_media') return null;
     if (h.fraction >= 1) return 0;
     if (c.paused || this.transferStartedAt === undefined || t - this.transferStartedAt < ETA_MIN_TRANSFER_MS || h.fraction < ETA_MIN_FRACTION) return null;
     if (total !== null && bytesPerSecond > 0 && total > c.bytesDone) {

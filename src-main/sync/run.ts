@@ -572,9 +572,18 @@ export class SyncRun {
             state.touch();
           }
         }
+        const stage = this.media;
+        if (stage && stage.pending > 0) {
+          // Every transfer has ended; the probes still running record their results before the
+          // index is written. Said as such, with the files left, not as "writing the manifest".
+          this.accounting.phase = 'checking_media';
+          this.accounting.mediaLeft = stage.pending;
+          this.progress?.update();
+          const counting = setInterval(() => (this.accounting.mediaLeft = stage.pending), 100);
+          await stage.idle().finally(() => clearInterval(counting));
+        }
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
-        await this.media?.idle(); // probes still running record their results before the index is written
         await state.settled();
         if (this.diskCheck) {
           // The sets this sync worked on are looked at again too: a file verified here may have gone since.

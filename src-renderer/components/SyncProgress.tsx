@@ -1,4 +1,5 @@
 import { Fragment, useEffect, useState } from 'react';
+import { mediaLeftWords } from '../../src-shared/media-words';
 import type { SyncPhase } from '../../src-shared/sync-events';
 import type { AggregateProgress } from '../stores/sync';
 import { formatBytes, formatDuration, formatRate, percent } from '../format';
@@ -8,6 +9,7 @@ const PHASES: Record<SyncPhase, string> = {
   listing: 'listing sets',
   downloading: 'downloading',
   retrying: 'retrying',
+  checking_media: 'checking the media',
   writing_manifest: 'writing the manifest',
 };
 
@@ -27,6 +29,7 @@ function PhaseWords({ progress }: { progress: AggregateProgress }) {
         <Fragment key={p}>
           {i === 0 ? ' · ' : ' and '}
           {p === 'retrying' && progress.retry ? <RetryCountdown retry={progress.retry} /> : PHASES[p]}
+          {p === 'checking_media' && progress.mediaLeft ? ` (${mediaLeftWords(progress.mediaLeft)})` : null}
         </Fragment>
       ))}
     </>

@@ -46,6 +46,8 @@ export interface AggregateProgress {
   retry?: { attempt: number; of: number; inSeconds: number };
   /** The engine says nothing is received now (ProgressEvent.paused). */
   paused?: boolean;
+  /** While phase is `checking_media`: the files whose media check has not ended (ProgressEvent.mediaLeft). */
+  mediaLeft?: number;
 }
 
 export interface SetTally {
@@ -250,6 +252,7 @@ export function reduceSyncEvents(view: CollectionSyncView, events: readonly Sync
           bytesTotalEstimate: event.bytesTotalEstimate,
           filesTotalEstimate: event.filesTotalEstimate,
           ...(event.retry ? { retry: event.retry } : {}),
+          ...(event.mediaLeft !== undefined ? { mediaLeft: event.mediaLeft } : {}),
           paused: event.paused,
         };
         // Per-file byte counts between state changes arrive only here. An active transfer names

@@ -4,6 +4,8 @@
 // mediaProblems, and probes nothing again on a no-op sync. Without a prober the sync still exits
 // 0: every file is `unprobed` and one warning says why. Tests that need ffprobe skip, saying
 // why, where it is absent.
+import type { SyncEvent } from '../../src-shared/sync-events';
+import { phaseText } from '../../src-main/cli/sync-display';
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -143,6 +145,31 @@ describe('media check', () => {
     expect(again.stderr).toContain('Media check: 5 files not as the collection');
     expect(await prober.calls()).toBe(12);
     expect(parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8'))).toEqual(csv);
+  });
+
+  it.skipIf(!hasFfprobe)(`says it checks the media while the last probes run, not "writing the manifest" (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: 600_000 }, async () => {
+    // A prober slower than the downloads (each call waits 0.3 s first): the end of the sync waits for it.
+    const bin = path.join(work, 'ffprobe-slow.sh');
+    await fs.writeFile(bin, `#!/bin/sh\nsleep 0.3\nexec ffprobe "$@"\n`, { mode: 0o755 });
+    const dest = path.join(work, 'ds-slow-probe');
+    const r = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), DATASET_SYNC_FFPROBE: bin }, timeoutMs: 240_000 });
+    expect(r.code).toBe(0);
+    const events = parseNdjson(r.stdout);
+    const lastVerified = events.findLastIndex((e) => e.type === 'file' && e.state === 'verified');
+    const progress = events.map((e, i) => ({ e, i })).filter((x): x is { e: Extract<SyncEvent, { type: 'progress' }>; i: number } => x.e.type === 'progress');
+    const checking = progress.filter((p) => p.e.phase === 'checking_media');
+    expect(checking.length).toBeGreaterThan(0);
+    for (const { e } of checking) {
+      expect(e.phases).toEqual(['checking_media']);
+      expect(e.mediaLeft).toBeGreaterThan(0);
+      expect(e.etaSeconds).toBeNull(); // no "about 0 s left" while probes run
+    }
+    // After the last transfer, before the index is written.
+    expect(checking[0]!.i).toBeGreaterThan(lastVerified);
+    const writing = progress.findIndex((p) => p.e.phase === 'writing_manifest');
+    expect(progress.findIndex((p) => p.e.phase === 'checking_media')).toBeLessThan(writing);
+    // The CLI's human line says it in words, with the files left.
+    expect(phaseText(checking[0]!.e)).toMatch(/^checking the media \(\d+ files? left\)$/);
   });
 
   it('without a prober every file is unprobed, one warning says so, and the sync exits 0', { timeout: 600_000 }, async () => {

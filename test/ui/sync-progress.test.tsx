@@ -18,6 +18,15 @@ describe('SyncProgress', () => {
     expect(screen.getByTestId('overall-progress').textContent).toMatch(/^2% · sets 4 of 200 · .* · listing sets · /);
   });
 
+  it('while the last media probes run, says so with the files left and promises no time', () => {
+    const probing: AggregateProgress = { ...base, fraction: 1, setsDone: 24, setsTotal: 24, bytesDone: 5_000_000, bytesTotal: 5_000_000, filesDone: 96, filesTotal: 96, etaSeconds: null, phase: 'checking_media', phases: ['checking_media'], mediaLeft: 7 };
+    render(<SyncProgress progress={probing} running />);
+    const text = screen.getByTestId('overall-progress').textContent!;
+    expect(text).toContain('checking the media (7 files left)');
+    expect(text).not.toContain('writing the manifest');
+    expect(text).not.toMatch(/about \d+ s left/);
+  });
+
   it('while sets are listed, shows the estimated totals as such and everything the sync is doing', () => {
     const listing: AggregateProgress = {
       ...base, fraction: 0.19, setsDone: 5, setsTotal: 24, bytesDone: 19_700_000, bytesTotal: 55_600_000, filesDone: 40, filesTotal: 110, bytesPerSecond: 63_000_000, etaSeconds: 2,

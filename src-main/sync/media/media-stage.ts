@@ -83,6 +83,11 @@ export class MediaStage {
     if (this.running === 0 && this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** Probes queued or running: what the end of a sync still waits for (the `checking_media` phase). */
+  get pending(): number {
+    return this.running + this.queue.length;
+  }
+
   /** Resolves once every probe queued so far has ended (a cancelled sync drops those not started). */
   idle(): Promise<void> {
     if (this.signal.aborted) for (const task of this.queue.splice(0)) task.drop();
