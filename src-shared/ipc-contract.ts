@@ -170,6 +170,8 @@ export interface DatasetCard {
   /** The last run's failed, then downloaded, then up-to-date files; at most 2000. */
   lastRunFiles: DatasetFileRow[];
   lastRunFilesTruncated: boolean;
+  /** Whose word the rows are: the last run's, or a verify's that came after it (every intact file verified). */
+  lastRunFilesFrom: 'run' | 'verify';
 }
 
 /** What left the dataset (DEST.withdrawn, a bucket's PREFIX.withdrawn): per set folder, its files and bytes. */

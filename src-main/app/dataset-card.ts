@@ -152,8 +152,10 @@ const DAMAGE_REASON = {
 /**
  * The last run's files as the Files table shows them after a restart (bounded): what the last
  * verify found damaged, the run's failures, the files it verified, then the rest (up to date).
+ * After a verify newer than the run (`verifiedSinceRun`), every file it found intact is verified:
+ * it hashed them all, so a repair's few "verified" beside "up to date" would tell an older story.
  */
-function lastRunFiles(q: StateQueries, counts: StateCounts, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>): { files: DatasetFileRow[]; truncated: boolean } {
+function lastRunFiles(q: StateQueries, counts: StateCounts, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>, verifiedSinceRun: boolean): { files: DatasetFileRow[]; truncated: boolean } {
   const files: DatasetFileRow[] = [];
   for (const e of q.filesAt([...damaged.keys()])) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'failed', reason: DAMAGE_REASON[damaged.get(e.path)!], damage: damaged.get(e.path)! });
   for (const f of last?.failures ?? []) {
@@ -161,13 +163,14 @@ function lastRunFiles(q: StateQueries, counts: StateCounts, last: SyncSummary | 
   }
   const room = () => MAX_CARD_FILES + damaged.size - files.length;
   for (const e of q.lastRunChanges(room()).files) if (!damaged.has(e.path)) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'verified' });
-  if (room() > 0) for (const e of q.otherFiles(0, room())) if (!damaged.has(e.path)) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: 'up_to_date' });
+  const rest = verifiedSinceRun ? 'verified' : 'up_to_date';
+  if (room() > 0) for (const e of q.otherFiles(0, room())) if (!damaged.has(e.path)) files.push({ setId: e.setId, path: e.path, sizeBytes: e.sizeBytes, state: rest });
   const total = counts.files + (last?.failures ?? []).filter((f) => f.path !== undefined).length;
   return { files: files.slice(0, MAX_CARD_FILES), truncated: total > MAX_CARD_FILES };
 }
 
 /** What the card shows of the records: counts less what the last verify found missing, and the Files rows. */
-function readRecords(dest: string, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>) {
+function readRecords(dest: string, last: SyncSummary | null, damaged: ReadonlyMap<string, 'missing' | 'changed'>, verifiedSinceRun: boolean) {
   try {
     return queryState(stateDir(dest), (q) => {
       const counts = q.counts();
@@ -181,7 +184,7 @@ function readRecords(dest: string, last: SyncSummary | null, damaged: ReadonlyMa
         filesOnDisk: counts.files - missing.length,
         bytesOnDisk: counts.bytes - missing.reduce((n, m) => n + m.sizeBytes, 0),
         setsOnDisk: counts.setsWithFiles - setsGone,
-        ...lastRunFiles(q, counts, last, damaged),
+        ...lastRunFiles(q, counts, last, damaged, verifiedSinceRun),
       };
     });
   } catch {
@@ -194,7 +197,9 @@ export async function readDatasetCard(dataset: { dest: string; consentsDir?: str
   const [notes, free] = await Promise.all([readNotes(dest), readFreeBytes(dest)]);
   const { damaged: damagedList, ...lastVerified } = notes.lastVerified ?? {};
   const damaged = new Map((damagedList ?? []).map((d) => [d.path, d.why]));
-  const records = readRecords(dest, last, damaged);
+  // A verify after the last run (sync or repair) is the newer word on every file.
+  const verifiedSinceRun = notes.lastVerified !== undefined && (last === null || Date.parse(notes.lastVerified.at) > Date.parse(last.finishedAt));
+  const records = readRecords(dest, last, damaged, verifiedSinceRun);
   return {
     dest,
     consentsDir: last?.consentsDir ?? dataset.consentsDir ?? defaultConsentsDir(dest),
@@ -206,5 +211,6 @@ export async function readDatasetCard(dataset: { dest: string; consentsDir?: str
     lastChanges: notes.lastChanges ?? null,
     lastRunFiles: records?.files ?? [],
     lastRunFilesTruncated: records?.truncated ?? false,
+    lastRunFilesFrom: verifiedSinceRun ? 'verify' : 'run',
   };
 }

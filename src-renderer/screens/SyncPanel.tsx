@@ -71,6 +71,10 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
   const rows = fromDisk ? diskRows : view.rows;
   const counts = useMemo(() => (fromDisk ? countByState(diskRows) : view.stateCounts), [fromDisk, diskRows, view.stateCounts]);
 
+  // The rows' source names the table: the run watched here, or the card's rows (a verify's word when it came after the run).
+  const afterVerify = fromDisk && card?.lastRunFilesFrom === 'verify';
+  const filesTitle = afterVerify ? 'Files as the last Verify found them' : !fromDisk && repaired ? 'Files of the last repair' : 'Files';
+
   const summary = view.lastSummary;
   return (
     <div className="sync-panel">
@@ -183,8 +187,8 @@ export function SyncPanel({ collectionId }: { collectionId: number }) {
         </section>
       )}
       <section className="card files-card" aria-labelledby="files-title">
-        <h3 id="files-title">{repaired ? 'Files of the last repair' : 'Files'}</h3>
-        {fromDisk && card?.lastRunFilesTruncated && <p className="muted">The first {rows.length} files of the last sync.</p>}
+        <h3 id="files-title">{filesTitle}</h3>
+        {fromDisk && card?.lastRunFilesTruncated && <p className="muted">The first {rows.length} files{afterVerify ? '' : ' of the last sync'}.</p>}
         <TransferTable rows={rows} counts={counts} paused={view.running && view.paused} />
       </section>
       <section className="card" aria-labelledby="history-title">

@@ -60,16 +60,25 @@ describe('dataset card', () => {
     engineRun([[2, 1, 25, '2026-02-01T00:00:05.000Z'], [3, 1, 30, '2026-02-01T00:00:06.000Z']]);
     const last = summary(run, { setsNotServed: [9], failures: [{ setId: 4, fileId: 40, path: 'sets/4/x.mp4', reason: 'HTTP 500', code: 'server_error' }] });
     await recordChanges(dest, last);
-    await recordVerified(dest, { dest, filesChecked: 3, ok: 3, missing: [], changed: [], extra: [], bytesHashed: 65 }, run);
     const card = await readDatasetCard({ dest, consentsDir: join(dest, 'c') }, last);
-    expect(card).toMatchObject({ filesOnDisk: 3, bytesOnDisk: 65, consentsDir: join(dest, 'c') });
+    expect(card).toMatchObject({ filesOnDisk: 3, bytesOnDisk: 65, consentsDir: join(dest, 'c'), lastRunFilesFrom: 'run' });
     expect(card.lastChanges).toMatchObject({ newSets: [3], editedSets: [2], leftAccepted: [9] });
-    expect(card.lastVerified?.ok).toBe(true);
     expect(card.lastRunFiles.map((f) => [f.path, f.state])).toEqual([
       ['sets/4/x.mp4', 'failed'],
       ['sets/2/set_2_slot_01.mp4', 'verified'],
       ['sets/3/set_3_slot_01.mp4', 'verified'],
       ['sets/1/set_1_slot_01.mp4', 'up_to_date'],
+    ]);
+    // A verify after the run hashed every file: the rows are its word (all verified), not the run's.
+    await recordVerified(dest, { dest, filesChecked: 3, ok: 3, missing: [], changed: [], extra: [], bytesHashed: 65 }, run);
+    const after = await readDatasetCard({ dest, consentsDir: join(dest, 'c') }, last);
+    expect(after.lastVerified?.ok).toBe(true);
+    expect(after.lastRunFilesFrom).toBe('verify');
+    expect(after.lastRunFiles.map((f) => [f.path, f.state])).toEqual([
+      ['sets/4/x.mp4', 'failed'],
+      ['sets/2/set_2_slot_01.mp4', 'verified'],
+      ['sets/3/set_3_slot_01.mp4', 'verified'],
+      ['sets/1/set_1_slot_01.mp4', 'verified'],
     ]);
   });
 

@@ -102,6 +102,11 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact. ${total} of ${total} files OK · 0 missing · 0 changed · 0 extra`);
   expect(await page.getByRole('button', { name: /^Repair/ }).count()).toBe(0);
   await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · intact$/);
+  // The Files table now tells the Verify's story, not the repair's: every file verified, no mix of
+  // the repair's 2 "Verified" with the rest "Up to date", and not "Files of the last repair".
+  await expect.poll(() => page.locator('#files-title').textContent()).toBe('Files as the last Verify found them');
+  await expect.poll(filterChoices).toContainEqual(`Verified (${total})`);
+  expect((await filterChoices()).filter((c) => /^(Up to date|Failed) \([1-9]/.test(c))).toEqual([]);
   await report.scrollIntoViewIfNeeded();
   await docScreenshot(page, 'verify-after-repair');
 
