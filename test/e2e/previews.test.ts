@@ -101,8 +101,9 @@ describe('Sets tab previews and playback', () => {
 
     // Filters: gold only, then a set id search.
     await page.getByLabel('Gold').selectOption('gold');
+    // The pager read the same before the filtered page came: wait for the rows themselves.
+    await expect.poll(() => rows.evaluateAll((as) => as.length > 0 && as.every((a) => a.querySelector('.badge.gold') !== null))).toBe(true);
     await expect.poll(() => pager.textContent()).toMatch(/· \d+ of \d+ sets in the dataset/);
-    for (const badge of await rows.evaluateAll((as) => as.map((a) => a.querySelector('.badge.gold') !== null))) expect(badge).toBe(true);
     await page.getByLabel('Gold').selectOption('');
     const firstId = (await rows.first().getAttribute('data-set-id')) ?? '';
     await page.getByLabel('Set id').fill(firstId);
