@@ -232,7 +232,7 @@ function DatasetSetCard({
                 <span className="muted mono">{f.slotKey}</span> <span className="mono" title={f.filename}>{f.filename}</span>
               </span>
               {check && !check.ok && (
-                <span className="badge tone-warn" title={check.problems.join(', ')}>
+                <span className="badge tone-warn media-badge" title={check.problems.map(humanize).join(', ')}>
                   {check.problems.map(humanize).join(', ')}
                 </span>
               )}

@@ -15,7 +15,7 @@ export interface UiStack extends BrowserApp {
 export async function startUiStack(opts: {
   name: string;
   /** Without fileSize the service serves its real demo videos. */
-  service: { seed: number; sets: number; fileSize?: number; slots?: number };
+  service: { seed: number; sets: number; fileSize?: number; slots?: number; mediaFaults?: boolean };
   viewport: { width: number; height: number };
 }): Promise<UiStack> {
   let next: string | null = null;
