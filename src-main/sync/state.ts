@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Destination } from './destination/destination';
 import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
-import type { MediaFingerprint } from './media/media-file';
 import type { FileEntry } from './state/set-store';
 import { parseSubset, type Subset } from './subset';
 
@@ -21,6 +20,16 @@ export interface FileFingerprint {
   size: number;
   /** ObjectInfo.stamp as written (a folder's mtime in ms). A state written before the seam has mtimeMs instead: the index is then written once more. */
   stamp: string;
+}
+
+/** media.csv as last written (state.head.media): a sync that only adds sets appends their rows when the file is still this (media/media-file.ts). */
+export interface MediaFingerprint {
+  file: FileFingerprint;
+  /** The collection's media_rules the rows were judged against (JSON). */
+  rules: string;
+  /** The file's counts (summary.mediaProblems, summary.mediaUnprobed). */
+  problems: number;
+  unprobed: number;
 }
 
 export interface IndexFingerprint {

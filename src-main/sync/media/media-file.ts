@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Destination } from '../destination/destination';
-import type { FileFingerprint } from '../state';
+import type { MediaFingerprint } from '../state';
 import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
@@ -28,12 +28,6 @@ export interface MediaCounts {
   unprobed: number;
 }
 
-/** media.csv as last written (state.head.media): a sync that only adds sets appends their rows when the file is still this. */
-export interface MediaFingerprint extends MediaCounts {
-  file: FileFingerprint;
-  /** The collection's media_rules the rows were judged against (JSON). */
-  rules: string;
-}
 
 /** The rows of `sets`' files (the manifest's order), judged against `rules`; counted into `counts`. */
 function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): Generator<string[]> {
