@@ -76,6 +76,14 @@ export class Accounting {
   bytesDownloaded = 0;
   bytesHashed = 0;
   sets = 0;
+  /**
+   * Sets whose files are still being queued (the transfer pool pushes back when it is full), and
+   * the bytes and files queued of them so far: the progress estimate leaves them out of the
+   * per-set average, which they would lower while most of their files wait to be queued.
+   */
+  setsQueuing = 0;
+  bytesQueuing = 0;
+  filesQueuing = 0;
   setsComplete = 0;
   setsFailed = 0;
   setsSkipped = 0;

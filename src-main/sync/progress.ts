@@ -118,9 +118,17 @@ export class ProgressTracker {
   private totals(): Totals | undefined {
     const c = this.counts;
     const toList = c.listed ? 0 : Math.max(0, c.setsTotal - c.setsUnchanged - c.sets);
-    if (toList === 0) return { bytes: c.bytesTotal, files: c.filesTotal };
+    if (toList === 0 && c.setsQueuing === 0) return { bytes: c.bytesTotal, files: c.filesTotal };
+    // The average comes from sets whose files are all queued; a set still queuing (the transfer
+    // pool pushes back) counts as a set to come, so its few queued files cannot lower the estimate.
+    const settled = c.sets - c.setsQueuing;
     if (c.sets === 0) return undefined;
-    return { bytes: Math.round(c.bytesTotal + (toList * c.bytesTotal) / c.sets), files: Math.round(c.filesTotal + (toList * c.filesTotal) / c.sets) };
+    // Only sets still queuing: the old extrapolation from what they queued so far.
+    if (settled <= 0) return { bytes: Math.round(c.bytesTotal + (toList * c.bytesTotal) / c.sets), files: Math.round(c.filesTotal + (toList * c.filesTotal) / c.sets) };
+    const rest = toList + c.setsQueuing;
+    const bytes = c.bytesTotal - c.bytesQueuing + (rest * (c.bytesTotal - c.bytesQueuing)) / settled;
+    const files = c.filesTotal - c.filesQueuing + (rest * (c.filesTotal - c.filesQueuing)) / settled;
+    return { bytes: Math.round(Math.max(bytes, c.bytesTotal)), files: Math.round(Math.max(files, c.filesTotal)) };
   }
 
   private fraction(totals: Totals | undefined): number {

@@ -139,44 +139,55 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
   const refs = participantRefs(set);
   const names = new Set<string>();
   const acc = ctx.accounting;
-  for (const file of set.files) {
-    const problem = checkFilename(file.filename, set.id, file.slot_index) ?? (names.has(file.filename) ? `file name ${file.filename} appears twice in set ${set.id}` : null);
-    if (problem || !isPositiveId(file.id)) {
-      const reason = problem ?? `file id ${file.id} is not a positive integer`;
-      fileFailed(ctx, sp, file, `set ${set.id}, file ${file.id}`, reason, 'bad_listing');
-      continue;
-    }
-    names.add(file.filename);
-    const rel = relFilePath(set.id, file.filename);
-    const entry = sp.local.files[rel];
-    if (!fileInSubset(file, ctx.subset)) {
-      // A slot outside the chosen ones: never downloaded; a copy the dataset held moves out.
-      if (entry) {
-        await withdrawFile(ctx, sp.local, rel).catch((e) => {
-          throw localFsError(e, `move ${rel} to ${ctx.withdrawn.label}`);
-        });
+  let queuedFiles = 0;
+  acc.setsQueuing++;
+  try {
+    for (const file of set.files) {
+      const problem = checkFilename(file.filename, set.id, file.slot_index) ?? (names.has(file.filename) ? `file name ${file.filename} appears twice in set ${set.id}` : null);
+      if (problem || !isPositiveId(file.id)) {
+        const reason = problem ?? `file id ${file.id} is not a positive integer`;
+        fileFailed(ctx, sp, file, `set ${set.id}, file ${file.id}`, reason, 'bad_listing');
+        continue;
       }
-      continue;
-    }
-    const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
-    const onDisk = sameFile ? await filePresence(ctx.dest, rel, entry) : null;
-    if (sameFile && onDisk === null) {
-      const meta = entryMeta(set, file, refs);
-      if (!sameMeta(entry, meta)) {
-        Object.assign(entry, meta);
-        ctx.state.putLocal(sp.local);
+      names.add(file.filename);
+      const rel = relFilePath(set.id, file.filename);
+      const entry = sp.local.files[rel];
+      if (!fileInSubset(file, ctx.subset)) {
+        // A slot outside the chosen ones: never downloaded; a copy the dataset held moves out.
+        if (entry) {
+          await withdrawFile(ctx, sp.local, rel).catch((e) => {
+            throw localFsError(e, `move ${rel} to ${ctx.withdrawn.label}`);
+          });
+        }
+        continue;
       }
-      acc.filesUpToDate++;
-      ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
-      ctx.media?.check(sp.local, rel, file);
-      continue;
+      const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
+      const onDisk = sameFile ? await filePresence(ctx.dest, rel, entry) : null;
+      if (sameFile && onDisk === null) {
+        const meta = entryMeta(set, file, refs);
+        if (!sameMeta(entry, meta)) {
+          Object.assign(entry, meta);
+          ctx.state.putLocal(sp.local);
+        }
+        acc.filesUpToDate++;
+        ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
+        ctx.media?.check(sp.local, rel, file);
+        continue;
+      }
+      sp.outstanding++;
+      sp.queuedBytes += file.size_bytes;
+      acc.fileQueued(file.size_bytes);
+      queuedFiles++;
+      acc.bytesQueuing += file.size_bytes;
+      acc.filesQueuing++;
+      // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
+      ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
+      await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs), transferCost(file.size_bytes, pools.perSlot));
     }
-    sp.outstanding++;
-    sp.queuedBytes += file.size_bytes;
-    acc.fileQueued(file.size_bytes);
-    // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
-    ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
-    await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs), transferCost(file.size_bytes, pools.perSlot));
+  } finally {
+    acc.setsQueuing--;
+    acc.bytesQueuing -= sp.queuedBytes;
+    acc.filesQueuing -= queuedFiles;
   }
   // Consents go out before the files queue drains, each request on its own (a set's in parallel).
   for (const p of set.participants) {

@@ -96,6 +96,27 @@ describe('ProgressTracker', () => {
     expect(events.at(-1)).toMatchObject({ bytesDone: 1000, bytesTotal: 1000, bytesRedownloaded: 400 });
   });
 
+  it('a set still queuing its files (the transfer pool full) does not lower the estimate', () => {
+    const events: ProgressEvent[] = [];
+    const acc = new Accounting();
+    acc.setsExpected = 6;
+    acc.phase = 'listing';
+    const tracker = new ProgressTracker(acc, (e) => events.push(e as ProgressEvent), 10_000, 10_000);
+    tracker.start();
+    // Two sets fully queued (2 files of 1000 bytes each), a third listed with none of its files queued yet.
+    acc.sets = 3;
+    for (let i = 0; i < 4; i++) acc.fileQueued(1000);
+    acc.setsQueuing = 1;
+    const a = newActiveTransfer(1, 'x', 1000);
+    acc.active.add(a);
+    void acc.received(a, 900);
+    tracker.update();
+    // Four sets to come (three to list, one queuing) at the settled sets' 2000 bytes: 12000, not 8000.
+    expect(events.at(-1)).toMatchObject({ estimated: true, bytesTotal: 4000, bytesTotalEstimate: 12000, filesTotalEstimate: 12 });
+    expect(events.at(-1)!.fraction).toBeCloseTo(900 / 12000);
+    tracker.stop();
+  });
+
   it('while listing, drives the fraction by bytes of the estimated total and says the totals are estimates', () => {
     const events: ProgressEvent[] = [];
     const acc = new Accounting();
