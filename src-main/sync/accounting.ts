@@ -65,8 +65,8 @@ export class Accounting {
   setsRefetched = 0;
   /** What the run is doing (ProgressEvent.phase, `retrying` aside). */
   phase: SyncPhase = 'checking';
-  /** Files whose media check has not ended (ProgressEvent.mediaLeft, while phase is `checking_media`). */
-  mediaLeft = 0;
+  /** Files whose media check has not ended (ProgressEvent.mediaLeft, while phase is `checking_media`): asked of the media stage, never copied. */
+  mediaLeft: () => number = () => 0;
   /** True once every set is listed and planned: the file totals are final (the progress fraction switches to bytes). */
   listed = false;
   /** The walk's back-off: the attempt coming next, the attempts allowed, and when it starts (clock ms). */

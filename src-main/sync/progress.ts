@@ -212,7 +212,7 @@ export class ProgressTracker {
       bytesPerSecond: Math.round(bytesPerSecond),
       etaSeconds: null,
       bytesRedownloaded: c.bytesRedownloaded,
-      ...(c.phase === 'checking_media' ? { mediaLeft: c.mediaLeft } : {}),
+      ...(c.phase === 'checking_media' ? { mediaLeft: c.mediaLeft() } : {}),
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
       active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : (fileRates.get(a) ?? 0) })),
     };

@@ -577,10 +577,9 @@ export class SyncRun {
           // Every transfer has ended; the probes still running record their results before the
           // index is written. Said as such, with the files left, not as "writing the manifest".
           this.accounting.phase = 'checking_media';
-          this.accounting.mediaLeft = stage.pending;
+          this.accounting.mediaLeft = () => stage.pending;
           this.progress?.update();
-          const counting = setInterval(() => (this.accounting.mediaLeft = stage.pending), 100);
-          await stage.idle().finally(() => clearInterval(counting));
+          await stage.idle();
         }
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
