@@ -8,7 +8,7 @@
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
-import type { LocalSet, LocalSets } from './state/set-store';
+import { perSet, type LocalSet, type LocalSets } from './state/set-store';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';
 
@@ -224,11 +224,6 @@ function closing(manifest: TableFile, participants: TableFile): string {
   );
 }
 
-/** The FileObjects of every set, sync or paced (loop-turns.ts: the event loop gets turns between pages). */
-async function* allFileObjects(sets: LocalSets): AsyncGenerator<string> {
-  for await (const set of sets) yield* fileObjects([set]);
-}
-
 /** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets. */
 async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<string>, end: string): AsyncGenerator<string> {
   let out = opening(collection);
@@ -251,7 +246,7 @@ export interface CroissantWritten {
 /** Writes croissant.json atomically. */
 export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: LocalSets): Promise<CroissantWritten> {
   const end = closing(manifest, participants);
-  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, allFileObjects(sets), end));
+  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, perSet(sets, (set) => fileObjects([set])), end));
   return { info, closingBytes: Buffer.byteLength(end) };
 }
 

@@ -11,7 +11,7 @@ import type { Participant, SetRecord } from '../../src-shared/delivery-api';
 import { datasetCsvOptions } from './dataset';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
-import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
+import { perSet, type LocalSet, type LocalSets, type ParticipantEntry } from './state/set-store';
 
 export const PARTICIPANTS_COLUMNS = ['set_id', 'role', 'participant_ref', 'age', 'gender', 'ethnicity', 'skin_tone', 'quota_group', 'quota_value', 'consent'] as const;
 
@@ -76,11 +76,8 @@ function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
 
 /** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
 async function* participantsBody(sets: LocalSets, hash: Hash): AsyncGenerator<Buffer> {
-  async function* rows(): AsyncGenerator<string[]> {
-    for await (const set of sets) yield* rowsOf([set]);
-  }
   const csv = stringify(datasetCsvOptions(PARTICIPANTS_COLUMNS));
-  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
+  void pipeline(Readable.from(perSet(sets, (set) => rowsOf([set]))), csv).catch(() => undefined);
   for await (const chunk of csv as AsyncIterable<Buffer>) {
     hash.update(chunk);
     yield chunk;

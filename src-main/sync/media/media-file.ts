@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import type { Destination } from '../destination/destination';
 import type { MediaFingerprint } from '../state';
-import type { LocalSet, LocalSets } from '../state/set-store';
+import { perSet, type LocalSet, type LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
@@ -44,11 +44,6 @@ function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): G
   }
 }
 
-/** The same over every set, sync or paced (loop-turns.ts: the event loop gets turns between pages). */
-async function* allRowsOf(sets: LocalSets, rules: Rules, counts: MediaCounts): AsyncGenerator<string[]> {
-  for await (const set of sets) yield* rowsOf([set], rules, counts);
-}
-
 const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
 
 /**
@@ -75,7 +70,7 @@ export async function writeMediaFile(
   }
   const counts = { problems: 0, unprobed: 0 };
   const csv = stringify({ ...CSV_OPTIONS, header: true });
-  void pipeline(Readable.from(allRowsOf(sets(), rulesObj, counts)), csv).catch(() => undefined);
+  void pipeline(Readable.from(perSet(sets(), (set) => rowsOf([set], rulesObj, counts))), csv).catch(() => undefined);
   const info = await dest.writeAtomic(MEDIA_KEY, csv);
   return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
 }

@@ -71,6 +71,11 @@ export function stampFields(stamp: string): Pick<FileEntry, 'mtimeMs' | 'stamp'>
 /** Records in set-id order, read at once (SetStore.all) or with event-loop turns between them (loop-turns.ts paced). */
 export type LocalSets = Iterable<LocalSet> | AsyncIterable<LocalSet>;
 
+/** What `each` makes of every set of `sets`, in order: one writer's rows over records read at once or paced. */
+export async function* perSet<T>(sets: LocalSets, each: (set: LocalSet) => Iterable<T>): AsyncGenerator<T> {
+  for await (const set of sets) yield* each(set);
+}
+
 export function emptyLocalSet(id: number): LocalSet {
   return { id, updatedAt: null, isGold: false, complete: false, files: {} };
 }
