@@ -17,7 +17,7 @@ import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
 import { createTestCertificates, type TestCertificates } from '../../src-service/index';
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
-import { findBinary, startSquid, startTinyproxy, type RunningProxy } from './support';
+import { findBinary, proxyLogWith, startSquid, startTinyproxy, type RunningProxy } from './support';
 
 const tinyproxyBinary = findBinary('tinyproxy');
 const squidBinary = findBinary('squid');
@@ -174,7 +174,7 @@ describe.skipIf(skipReason !== '')(`S3 bucket destination through the environmen
       setProxyEnv({ HTTP_PROXY: urlWith(password), HTTPS_PROXY: urlWith(password) });
       await roundTrip(ctx.plain);
       await roundTrip(ctx.secure);
-      const log = await squid.log();
+      const log = await proxyLogWith(squid, `CONNECT ${new URL(ctx.secure).host}`);
       expect(log).toContain(`PUT ${ctx.plain}/${ctx.bucket}/`);
       expect(log).toContain(`CONNECT ${new URL(ctx.secure).host}`);
     }, 120_000);

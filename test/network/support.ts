@@ -75,6 +75,21 @@ export interface RunningProxy {
   stop(): Promise<void>;
 }
 
+/**
+ * The proxy's log once it contains `text`, or as it stands after `timeoutMs`. squid writes a
+ * CONNECT line when the tunnel closes, and a client closes its pool without waiting for the
+ * sockets, so the line can land just after the request that made it returned.
+ */
+export async function proxyLogWith(proxy: RunningProxy, text: string | RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = await proxy.log();
+    const found = typeof text === 'string' ? log.includes(text) : text.test(log);
+    if (found || Date.now() >= deadline) return log;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** tinyproxy in the foreground; it forwards plain HTTP and tunnels CONNECT to any port. */
 export async function startTinyproxy(binary: string): Promise<RunningProxy> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dsync-tinyproxy-'));
