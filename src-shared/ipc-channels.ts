@@ -19,7 +19,6 @@ export const CORE_INVOKE_CHANNELS = [
   'dataset:showInFolder',
   'dataset:showConsents',
   'dataset:card',
-  'dataset:setsPage',
   'dataset:chooseBucket',
   'dataset:testBucket',
   'sync:start',

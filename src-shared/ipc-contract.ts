@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { CollectionDetail, CollectionSummary, Me, SetsPage } from './delivery-api';
 import type { SyncEvent, SyncSummary, VerifyReport } from './sync-events';
 import { recruiterArgSchemas, type RecruiterInvokeChannels } from './recruiter-ipc-contract';
-import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, oneOf, text } from './schema-kit';
+import { apiKeySchema, args, baseUrlSchema, bool, integer, matching, noArgument, text } from './schema-kit';
 import type { SecretStoreKind } from './secret-store-kind';
 import { datasetSetsArgSchema, revealArgSchema, type DatasetSetsPage, type RevealResult } from './dataset-sets';
 import { bucketLocationSchema, bucketSecretSchema, subsetListSchema, settingsPatchSchema, type CollectionDatasetSettings, type SettingsView } from './settings';
@@ -183,23 +183,6 @@ export interface WithdrawnData {
   bytes: number;
 }
 
-/** A set as the engine's records know it (one row of the Sets tab's local view). */
-export interface LocalSetRow {
-  id: number;
-  /** complete; incomplete (a file missing or failed); left_accepted (seen with another status by a full rescan). */
-  status: 'complete' | 'incomplete' | 'left_accepted';
-  updatedAt: string | null;
-  isGold: boolean;
-  files: number;
-  bytes: number;
-}
-
-/** A page of the engine's set records, in set-id order; `total` counts every page. */
-export interface LocalSetsPage {
-  total: number;
-  sets: LocalSetRow[];
-}
-
 export const connectArgSchema = args({ apiKey: apiKeySchema, baseUrl: baseUrlSchema });
 
 const collectionId = integer(1, Number.MAX_SAFE_INTEGER);
@@ -224,13 +207,6 @@ export const coreArgSchemas = {
   'dataset:showInFolder': collectionRef,
   'dataset:showConsents': collectionRef,
   'dataset:card': collectionRef,
-  // A page of the sets the engine holds for the folder (never all of them: 250,000 sets page through).
-  'dataset:setsPage': args({
-    collectionId,
-    offset: integer(0, Number.MAX_SAFE_INTEGER),
-    limit: integer(1, 1000),
-    status: oneOf(['complete', 'incomplete', 'left_accepted'] as const).optional(),
-  }),
   // The secret goes to the keychain in main; it is never sent back to the window.
   'dataset:chooseBucket': args({ collectionId, location: bucketLocationSchema, secretAccessKey: bucketSecretSchema }),
   // Without a secret, the one stored for the same endpoint, bucket and access key id is used.
@@ -279,7 +255,6 @@ export interface CoreResults {
   /** Reveals the consents folder (kept beside the dataset, never inside it). */
   'dataset:showConsents': null;
   'dataset:card': DatasetCard;
-  'dataset:setsPage': LocalSetsPage;
   /** Checks the bucket (reachable, credentials, exists, writable), stores the secret in the keychain and the location in settings. */
   'dataset:chooseBucket': CollectionDatasetSettings;
   /** The Test button: what the bucket answered, in words (never a secret). */

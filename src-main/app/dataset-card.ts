@@ -5,10 +5,10 @@
 // they describe that folder, so they move and vanish with it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, LocalSetsPage, VerifyRun } from '../../src-shared/ipc-contract';
+import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, VerifyRun } from '../../src-shared/ipc-contract';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { verifyVerdict } from '../../src-shared/verify-verdict';
-import { queryState, type SetStatus, type StateCounts, type StateQueries } from '../sync/engine';
+import { queryState, type StateCounts, type StateQueries } from '../sync/engine';
 import { defaultConsentsDir, stateDir } from '../sync/layout';
 
 /** The Files table after a restart lists at most this many of the last run's files. */
@@ -110,11 +110,6 @@ export function readCounts(dest: string): StateCounts | null {
   } catch {
     return null; // a damaged state.db: the next sync says why
   }
-}
-
-/** A page of the folder's set records in set-id order (the Sets tab pages through 250,000 without loading them). */
-export function readLocalSetsPage(dest: string, page: { offset: number; limit: number; status?: SetStatus }): LocalSetsPage {
-  return queryState(stateDir(dest), (q) => q.pageOfSets(page));
 }
 
 /** Records which sets the finished run added, changed or saw leave "accepted" (the engine tells which run verified each file). */

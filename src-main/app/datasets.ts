@@ -7,13 +7,12 @@ import type { SettingsStore } from '../settings/settings-store';
 import { verifyDataset, verifyFolder } from '../sync/verify';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
-import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, DatasetSubset, HistoryEntry, LocalSetsPage, WithdrawnData } from '../../src-shared/ipc-contract';
+import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, DatasetSubset, HistoryEntry, WithdrawnData } from '../../src-shared/ipc-contract';
 import { siblingSpec, type Destination } from '../sync/destination/destination';
 import { openDestination } from '../sync/destination/open';
 import { parseDestination } from '../sync/destination/parse-destination';
 import { listWithdrawn, purgeWithdrawn } from '../sync/withdraw';
-import type { SetStatus } from '../sync/engine';
-import { readCounts, readDatasetCard, readLocalSetsPage, readRunHistory, recordVerified } from './dataset-card';
+import { readCounts, readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
 import { validateBaseUrl } from '../api/base-url';
@@ -222,11 +221,6 @@ export class Datasets {
     const dataset = this.ownFolder(collectionId);
     const { lastSummary } = await this.deps.syncs.state(this.ref(collectionId));
     return readDatasetCard(dataset, lastSummary);
-  }
-
-  /** A page of the sets the engine holds for the collection's folder (the Sets tab's local view). */
-  async setsPage(collectionId: number, page: { offset: number; limit: number; status?: SetStatus }): Promise<LocalSetsPage> {
-    return readLocalSetsPage(this.ownFolder(collectionId).dest, page);
   }
 
   /**

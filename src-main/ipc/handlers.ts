@@ -63,7 +63,6 @@ export function createHandlers(app: AppServices, shell: ShellDeps): Handlers {
       return null;
     },
     'dataset:card': ({ collectionId }) => datasets.card(collectionId),
-    'dataset:setsPage': ({ collectionId, ...page }) => datasets.setsPage(collectionId, page),
     'dataset:chooseBucket': ({ collectionId, location, secretAccessKey }) => datasets.chooseBucket(collectionId, location, secretAccessKey),
     'dataset:testBucket': async ({ location, secretAccessKey }) => app.buckets.test(location, secretAccessKey),
     'sync:start': ({ collectionId, full, spaceConfirmed }) => syncs.start(datasets.ref(collectionId), { full: full ?? false, spaceConfirmed: spaceConfirmed ?? false }),

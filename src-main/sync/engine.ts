@@ -16,7 +16,7 @@ export type { Clock } from './clock';
 export type { PauseGate, ControllablePauseGate } from './task-pool';
 export { createPauseGate } from './task-pool';
 // The app's questions about a destination's records (counts, the last run's changes, files of a set, a page of sets).
-export { StateQueries, queryState, type DatasetSetsFilter, type RunChanges, type SetPage, type SetPageRow, type SetStatus, type StateCounts } from './state/queries';
+export { StateQueries, queryState, type DatasetSetsFilter, type RunChanges, type SetStatus, type StateCounts } from './state/queries';
 export { rulesOfCollectionJson } from './media/media-check';
 
 export interface EngineDeps {

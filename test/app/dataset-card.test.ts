@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readDatasetCard, readLocalSetsPage, readRunHistory, recordChanges, recordRunEnded, recordVerified } from '../../src-main/app/dataset-card';
+import { readDatasetCard, readRunHistory, recordChanges, recordRunEnded, recordVerified } from '../../src-main/app/dataset-card';
 import { emptyLocalSet, SetStore } from '../../src-main/sync/state/set-store';
 import type { SyncSummary } from '../../src-shared/sync-events';
 
@@ -138,24 +138,5 @@ describe('dataset card', () => {
     expect(card).toMatchObject({ filesOnDisk: 2, bytesOnDisk: 15, setsOnDisk: 2 });
     expect(card.lastRunFiles.map((f) => f.state)).toEqual(['up_to_date', 'up_to_date']);
     expect(await readdir(join(dest, '.dataset-sync'))).toContain('sets.jsonl.migrated');
-  });
-  it('pages through the set records in set-id order, filtered by status, with counts per set', async () => {
-    engineRun([[3, 1, 30, 't'], [1, 1, 10, 't'], [1, 2, 11, 't'], [2, 1, 20, 't']]);
-    const store = SetStore.open(join(dest, '.dataset-sync'));
-    store.put({ ...store.get(2)!, complete: false });
-    store.put({ ...emptyLocalSet(4), leftAccepted: 'withdrawn' });
-    store.flush();
-    store.close();
-    expect(readLocalSetsPage(dest, { offset: 0, limit: 2 })).toEqual({
-      total: 4,
-      sets: [
-        { id: 1, status: 'complete', updatedAt: '2026-01-01T00:00:00.000Z', isGold: false, files: 2, bytes: 21 },
-        { id: 2, status: 'incomplete', updatedAt: '2026-01-01T00:00:00.000Z', isGold: false, files: 1, bytes: 20 },
-      ],
-    });
-    expect(readLocalSetsPage(dest, { offset: 2, limit: 2 }).sets.map((r) => r.id)).toEqual([3, 4]);
-    expect(readLocalSetsPage(dest, { offset: 0, limit: 10, status: 'complete' })).toMatchObject({ total: 2, sets: [{ id: 1 }, { id: 3 }] });
-    expect(readLocalSetsPage(dest, { offset: 0, limit: 10, status: 'left_accepted' })).toMatchObject({ total: 1, sets: [{ id: 4, files: 0, bytes: 0 }] });
-    expect(readLocalSetsPage(join(dest, 'never-synced'), { offset: 0, limit: 10 })).toEqual({ total: 0, sets: [] });
   });
 });

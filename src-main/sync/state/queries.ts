@@ -38,20 +38,6 @@ export interface RunChanges {
 
 export type FileEntryAt = FileEntry & { path: string };
 
-export interface SetPageRow {
-  id: number;
-  status: SetStatus;
-  updatedAt: string | null;
-  isGold: boolean;
-  files: number;
-  bytes: number;
-}
-
-export interface SetPage {
-  /** Sets matching the filter, in all pages. */
-  total: number;
-  sets: SetPageRow[];
-}
 
 const STATUS_SQL = "CASE WHEN s.left_accepted IS NOT NULL THEN 'left_accepted' WHEN s.complete = 1 THEN 'complete' ELSE 'incomplete' END";
 
@@ -155,22 +141,6 @@ export class StateQueries {
     return out;
   }
 
-  /** A page of sets in set-id order, optionally only those of one status. */
-  pageOfSets(opts: { offset: number; limit: number; status?: SetStatus }): SetPage {
-    if (!this.db) return { total: 0, sets: [] };
-    const where = opts.status ? `WHERE ${STATUS_SQL} = @status` : '';
-    const params = { status: opts.status ?? null, offset: Math.max(0, opts.offset), limit: Math.max(0, opts.limit) };
-    const total = this.db.prepare<[typeof params], number>(`SELECT count(*) FROM sets s ${where}`).pluck().get(params) ?? 0;
-    const rows = this.db
-      .prepare<[typeof params], { id: number; status: SetStatus; updated_at: string | null; is_gold: number; files: number; bytes: number | null }>(
-        `SELECT s.id, ${STATUS_SQL} AS status, s.updated_at, s.is_gold,
-           (SELECT count(*) FROM files f WHERE f.set_id = s.id) AS files,
-           (SELECT sum(size_bytes) FROM files f WHERE f.set_id = s.id) AS bytes
-         FROM sets s ${where} ORDER BY s.id LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
-    return { total, sets: rows.map((r) => ({ id: r.id, status: r.status, updatedAt: r.updated_at, isGold: r.is_gold !== 0, files: r.files, bytes: r.bytes ?? 0 })) };
-  }
 }
 
 function withPath(r: FileRow): FileEntryAt {
