@@ -6,7 +6,7 @@ export default defineConfig({
     // Tests start real servers, child processes and a browser: give them room, and keep
     // the two cores from thrashing by running at most two files at once.
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

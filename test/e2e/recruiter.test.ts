@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
+import { testRenderer } from '../support/renderer-build';
 import { launchChromium } from '../support/chromium';
 import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'dataset-sync-e2e-recruiter-'));
   await mkdir(SCREENS_DIR, { recursive: true });
   const [rendererDir, started] = await Promise.all([
-    buildRenderer(join(root, 'renderer')),
+    testRenderer(),
     startReferenceService({ seed: 7, sets: 1, slots: 1, fileSize: 1024, dataDir: join(root, 'media') }),
   ]);
   service = started;

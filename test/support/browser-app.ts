@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buildRenderer } from '../../scripts/web-bridge/build-renderer';
+import { testRenderer } from './renderer-build';
 import { startBridge, type Bridge } from '../../scripts/web-bridge/server';
 import { startReferenceService } from '../../src-service/index';
 import { launchChromium } from './chromium';
@@ -30,7 +30,7 @@ export interface BrowserAppOptions {
 
 export async function startBrowserApp(options: BrowserAppOptions): Promise<BrowserApp> {
   const root = await mkdtemp(join(tmpdir(), `dataset-sync-e2e-${options.name}-`));
-  const [rendererDir, service] = await Promise.all([buildRenderer(join(root, 'renderer')), startReferenceService({ ...options.service, dataDir: join(root, 'media') })]);
+  const [rendererDir, service] = await Promise.all([testRenderer(), startReferenceService({ ...options.service, dataDir: join(root, 'media') })]);
   const preconnected = options.connected ? { baseUrl: service.deliveryBaseUrl, initialKeys: { [service.deliveryBaseUrl]: service.clients[0]!.apiKey } } : {};
   const bridge = await startBridge({ rendererDir, settingsDir: join(root, 'settings'), pickFolderAnswer: () => options.pickFolderAnswer(root), ...preconnected });
   const browser = await launchChromium();
