@@ -6,8 +6,7 @@
 import type { SecretStore } from '../secrets/secret-store';
 import { siblingSpec, type BucketCredentials, type Destination, type DestinationSpec } from '../sync/destination/destination';
 import { normaliseEndpoint, openBucket } from '../sync/destination/parse-destination';
-import { needsPathStyle } from '../sync/destination/s3/client';
-import { defaultBucketStateDir } from '../sync/destination/s3-bucket';
+import { defaultBucketStateDir, needsPathStyle } from '../sync/destination/s3/naming';
 import { readHistory, readHistoryIn } from '../sync/state/history';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import type { CollectionDatasetSettings } from '../../src-shared/settings';

@@ -2,9 +2,9 @@
 // is a bucket destination, anything else a folder path. The bucket's endpoint comes from an
 // explicit --s3-endpoint, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS; the region
 // from AWS_REGION (default us-east-1); path-style addressing for IP and loopback endpoints.
-import { DestinationError, type BucketCredentials, type DestinationSpec } from './destination';
-import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './s3/client';
-import { S3Bucket } from './s3-bucket';
+import { DestinationError, type BucketCredentials, type Destination, type DestinationSpec } from './destination';
+import { LazyBucket } from './lazy-bucket';
+import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './s3/naming';
 
 export interface BucketEnvOptions {
   /** --s3-endpoint (or the app's setting); wins over the environment. */
@@ -86,6 +86,6 @@ export function parseDestination(value: string, options: BucketEnvOptions = {}):
 }
 
 /** The bucket destination for a spec; `credentials` absent = the AWS SDK's default chain. */
-export function openBucket(spec: BucketSpec, options: { credentials?: BucketCredentials; stateDir?: string; partSize?: number } = {}): S3Bucket {
-  return new S3Bucket(spec, options);
+export function openBucket(spec: BucketSpec, options: { credentials?: BucketCredentials; stateDir?: string; partSize?: number } = {}): Destination {
+  return new LazyBucket(spec, options);
 }

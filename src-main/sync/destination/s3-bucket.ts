@@ -9,7 +9,6 @@
 // the client makes sure of the bytes itself (upload.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import {
@@ -37,7 +36,10 @@ import {
   type PresenceProblem,
   type Upload,
 } from './destination';
-import { makeS3Client, type BucketSpec } from './s3/client';
+import { makeS3Client } from './s3/client';
+import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './s3/naming';
+
+export { bucketLabel, defaultBucketStateDir } from './s3/naming';
 import { isCode, s3Error, statusOf, type Where } from './s3/errors';
 import type { StorageStats } from '../../../src-shared/sync-events';
 import { acquireBucketLock } from './s3/lock';
@@ -60,24 +62,6 @@ export interface S3BucketOptions {
 /** The key of the lock object under PREFIX. */
 export const LOCK_KEY = '.dataset-sync/lock';
 const PAGE = 1000;
-
-/**
- * This machine's folder for a bucket destination: $XDG_STATE_HOME (or ~/.local/state)
- * /dataset-sync/buckets/<first 16 hex of SHA-256 of endpoint, bucket and prefix>.
- */
-export function defaultBucketStateDir(spec: BucketSpec, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  const id = createHash('sha256')
-    .update(`${spec.endpoint ?? 'aws'}\n${spec.bucket}\n${spec.prefix}`)
-    .digest('hex')
-    .slice(0, 16);
-  return path.join(base, 'dataset-sync', 'buckets', id);
-}
-
-/** `s3://bucket/prefix`, with the endpoint when it is not AWS. Never a secret. */
-export function bucketLabel(spec: BucketSpec): string {
-  return `s3://${spec.bucket}/${spec.prefix}${spec.endpoint ? ` at ${spec.endpoint}` : ''}`;
-}
 
 function unquote(etag: string | undefined): string {
   return (etag ?? '').replace(/^"|"$/g, '');

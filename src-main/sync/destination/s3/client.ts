@@ -5,18 +5,11 @@ import { Agent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
 import { proxySettingsFromEnv, trustedCertificates } from '../../../api/dispatcher';
 import { registeredSystemProxy } from '../../../api/system-proxy';
-import type { BucketCredentials, DestinationSpec } from '../destination';
+import type { BucketCredentials } from '../destination';
+import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './naming';
 import { ProxiedRequestHandler } from './proxied-handler';
 
-export type BucketSpec = Extract<DestinationSpec, { kind: 'bucket' }>;
-
-export const DEFAULT_REGION = 'us-east-1';
-
-/** An endpoint whose host is an IP address or loopback: no virtual-hosted names there. */
-export function needsPathStyle(endpoint: string): boolean {
-  const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
-}
+export { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './naming';
 
 const CONNECTION_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
