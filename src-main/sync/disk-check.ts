@@ -32,13 +32,18 @@ function setIdOfKey(key: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-/** What the engine expects of every file of `sets`, one set at a time (memory stays flat in the set count). */
-function* expectedFiles(sets: Iterable<LocalSet>, count?: { files: number }): Generator<ExpectedObject> {
+/** What the engine expects of every file of `sets`. */
+function* expectedFiles(sets: Iterable<LocalSet>): Generator<ExpectedObject> {
   for (const local of sets) {
-    for (const [key, entry] of Object.entries(local.files)) {
-      if (count) count.files++;
-      yield { key, size: entry.sizeBytes, stamp: entryStamp(entry) };
-    }
+    for (const [key, entry] of Object.entries(local.files)) yield { key, size: entry.sizeBytes, stamp: entryStamp(entry) };
+  }
+}
+
+/** Counts what passes through. */
+function* counted<T>(items: Iterable<T>, count: { files: number }): Generator<T> {
+  for (const item of items) {
+    count.files++;
+    yield item;
   }
 }
 
@@ -57,7 +62,7 @@ export async function checkRecordedFiles(dest: Destination, state: RunState, clo
   const started = clock.now();
   const check: DiskCheck = { files: 0, missing: 0, changed: 0, durationMs: 0, damaged: new Map() };
   const problems = new Map<number, string[]>();
-  for await (const p of dest.checkPresence(expectedFiles(state.store.all(), check))) {
+  for await (const p of dest.checkPresence(counted(state.store.recordedFiles(), check))) {
     if (p.problem === 'missing') check.missing++;
     else check.changed++; // a link on the way counts as changed
     const id = setIdOfKey(p.key);
