@@ -49,8 +49,15 @@ describe('pause and resume', () => {
       );
       while (!gate.paused) await sleep(20);
       expect(gate.paused).toBe(true);
-      await sleep(400); // chunks already on their way and pending writes settle
-      const before = await bytesOnDisk(dest);
+      // Chunks already on their way and pending writes settle: wait until the bytes on disk hold
+      // still for half a second (a fixed 400 ms was too short on a loaded CI machine).
+      let before = await bytesOnDisk(dest);
+      for (let tries = 0; tries < 20; tries++) {
+        await sleep(500);
+        const now = await bytesOnDisk(dest);
+        if (now === before) break;
+        before = now;
+      }
       const eventsBefore = events.length;
       await sleep(2500); // longer than the stall window
       const after = await bytesOnDisk(dest);
