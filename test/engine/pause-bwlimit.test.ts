@@ -34,6 +34,7 @@ describe('pause and resume', () => {
       const gate = createPauseGate();
       const events: SyncEvent[] = [];
       let pausedAtBytes = -1;
+      let pausedAtIndex = 0;
       const { apiKey, collectionId } = mainCollection(env.svc);
       const done = runSync(
         // Slowed by a limit so the pause lands mid-transfer; the stall window (1.5 s) is shorter than the pause.
@@ -42,6 +43,7 @@ describe('pause and resume', () => {
           events.push(e);
           if (e.type === 'progress' && pausedAtBytes < 0 && e.bytesDone > MiB) {
             pausedAtBytes = e.bytesDone;
+            pausedAtIndex = events.length;
             gate.pause();
           }
         },
@@ -70,11 +72,13 @@ describe('pause and resume', () => {
       }
       expect(new Set(during.map((p) => p.bytesDone)).size).toBe(1);
       expect(during.at(-1)!.bytesPerSecond).toBe(0);
+      // No transfer was aborted as stalled while it was paused (after the resume a starved CI
+      // machine may stall one for real: its retry is the engine doing its job).
+      const whilePaused = events.slice(pausedAtIndex);
+      expect(whilePaused.filter((e) => e.type === 'file' && e.state === 'retrying')).toEqual([]);
       gate.resume();
       const summary = await done;
       expect(summary.exitCode).toBe(0);
-      // No transfer was aborted as stalled while it was paused.
-      expect(events.some((e) => e.type === 'file' && e.state === 'retrying')).toBe(false);
       expect(await setPageRequests(env.svc.admin)).toBe(1);
       expect(summary.bytesDownloaded).toBe(6 * MiB);
       await expectDatasetMatches(env.svc, dest, env.collectionId);
