@@ -20,6 +20,11 @@ export interface AppServicesDeps {
   settings: SettingsStore;
   notify(title: string, body: string): void;
   emit: Emit;
+  /**
+   * Where syncs and repairs run: 'worker' (default: an engine thread per run, so the main
+   * process never stalls, issue #21) or 'main'. The readFreeBytes and openBucket seams keep their runs on the main thread.
+   */
+  engineThread?: 'worker' | 'main';
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
   /** Free space on a dataset folder's disk (default: statfs); a test seam for the low-space question. */
@@ -60,6 +65,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     settings: deps.settings,
     emit: deps.emit,
     notify: deps.notify,
+    engineThread: deps.engineThread ?? 'worker',
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
     ...(deps.readFreeBytes ? { readFreeBytes: deps.readFreeBytes } : {}),
   });
