@@ -2,6 +2,7 @@
 // controller, the datasets and the scheduler. The IPC layer (ipc/services.ts) puts handlers
 // over these; the Electron bootstrap and the browser test bridge both use that, so they run
 // exactly the same code below the transport.
+import type { ResourceLimits } from 'node:worker_threads';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';
 import { BucketLocations, type OpenBucket } from './bucket-locations';
@@ -25,6 +26,8 @@ export interface AppServicesDeps {
    * process never stalls, issue #21) or 'main'. The readFreeBytes and openBucket seams keep their runs on the main thread.
    */
   engineThread?: 'worker' | 'main';
+  /** The engine thread's heap limits (Worker resourceLimits); default Node's. */
+  engineThreadLimits?: ResourceLimits;
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
   /** Free space on a dataset folder's disk (default: statfs); a test seam for the low-space question. */
@@ -66,6 +69,7 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     emit: deps.emit,
     notify: deps.notify,
     engineThread: deps.engineThread ?? 'worker',
+    ...(deps.engineThreadLimits ? { engineThreadLimits: deps.engineThreadLimits } : {}),
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
     ...(deps.readFreeBytes ? { readFreeBytes: deps.readFreeBytes } : {}),
   });

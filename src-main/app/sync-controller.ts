@@ -5,6 +5,7 @@
 // is held and the window asks before it goes on. Collections are named by account too: two
 // services may both have a collection 1. With `engineThread: 'worker'` (the app) each sync and
 // repair runs in its own engine thread (engine-thread/worker-job.ts) and this thread only relays.
+import type { ResourceLimits } from 'node:worker_threads';
 import { consentMissingWords } from '../../src-shared/consent-words';
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
@@ -45,6 +46,8 @@ export interface SyncControllerDeps {
    * opener injected into `buckets`.
    */
   engineThread?: 'worker' | 'main';
+  /** The engine thread's heap limits (Worker resourceLimits; default Node's): out of memory, the run stops, the app stays. */
+  engineThreadLimits?: ResourceLimits;
   runSync?: SyncJob;
   /** Verify, then download again what is missing or changed (extra files are kept). */
   runRepair?: SyncJob;
@@ -91,7 +94,7 @@ export class SyncController {
     this.readHistory = deps.readHistory ?? engineReadHistory;
     this.readFreeBytes = deps.readFreeBytes ?? readFreeBytes;
     const seams = deps.runSync || deps.runRepair || deps.readFreeBytes;
-    this.threads = deps.engineThread === 'worker' && !seams ? { sync: workerJob('sync'), repair: workerJob('repair') } : null;
+    this.threads = deps.engineThread === 'worker' && !seams ? { sync: workerJob('sync', deps.engineThreadLimits), repair: workerJob('repair', deps.engineThreadLimits) } : null;
   }
 
   isBusy(ref: CollectionRef): boolean {

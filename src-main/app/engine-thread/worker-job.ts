@@ -3,7 +3,7 @@
 // run's options, fed the controller's pause and resume, the cancel and the system proxy's
 // answers; its events come back in batches and are handed to `onEvent` in order. A run lasts
 // seconds to hours, so a thread per run (no pool) costs only its start-up.
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../../src-shared/sync-events';
 import { registeredSystemProxy } from '../../api/system-proxy';
 import type { ControllablePauseGate } from '../../sync/engine';
@@ -26,23 +26,28 @@ export type WorkerJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, 
  * tsx first so it can import the TypeScript entry; in the built app the entry is
  * out/main/engine-worker.js beside this bundle (electron.vite.config.ts).
  */
-function startEngineThread(): Worker {
+function startEngineThread(resourceLimits: ResourceLimits | undefined): Worker {
   const here = import.meta.url;
+  const limits = resourceLimits ? { resourceLimits } : {};
   if (here.endsWith('.ts')) {
     const entry = new URL('../../engine-worker.ts', here).href;
     // Node 20 does not apply --import in a worker's execArgv: the thread registers tsx's hooks itself.
     const tsx = import.meta.resolve('tsx/esm/api');
-    return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true });
+    return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, ...limits });
   }
-  return new Worker(new URL('./engine-worker.js', here));
+  return new Worker(new URL('./engine-worker.js', here), limits);
 }
 
-/** A sync ('sync') or repair ('repair': verify, then fetch again what is missing or changed) in its own thread. */
-export function workerJob(kind: 'sync' | 'repair'): WorkerJob {
+/**
+ * A sync ('sync') or repair ('repair': verify, then fetch again what is missing or changed) in
+ * its own thread. `resourceLimits` caps the thread's heap: an engine out of memory then ends
+ * its thread (the run is reported as stopped unexpectedly), not the app.
+ */
+export function workerJob(kind: 'sync' | 'repair', resourceLimits?: ResourceLimits): WorkerJob {
   return (options, onEvent, deps) =>
     new Promise<SyncSummary>((resolve, reject) => {
       const { signal, ...plain } = options;
-      const worker = startEngineThread();
+      const worker = startEngineThread(resourceLimits);
       const send = (message: ToWorker) => worker.postMessage(message);
       let settled = false;
       const finish = (outcome: () => void) => {
