@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import type { SyncEvent } from '../src-shared/sync-events';
 import { registeredSystemProxy, useSystemProxy } from './api/system-proxy';
 import { openBucketRun } from './app/bucket-locations';
-import { readFreeBytes } from './app/dataset-card';
+import { readFreeBytes, recordRunNotes } from './app/dataset-card';
 import { EVENT_BATCH_MS, EVENT_BATCH_SIZE, type FromWorker, type StartMessage, type ToWorker } from './app/engine-thread/messages';
 import { SpaceCheck, SpaceHold } from './app/space-check';
 import { createPauseGate, runSync } from './sync/engine';
@@ -105,7 +105,9 @@ async function run(start: StartMessage) {
   try {
     const options = { ...start.options, signal: abort.signal };
     const deps = { gate, ...bucket };
-    return start.kind === 'repair' ? await runRepair(options, onEvent, undefined, deps) : await runSync(options, onEvent, deps);
+    const summary = start.kind === 'repair' ? await runRepair(options, onEvent, undefined, deps) : await runSync(options, onEvent, deps);
+    if (start.recordNotes) await recordRunNotes(start.options.dest, summary, start.kind);
+    return summary;
   } finally {
     events.flush();
     if (bucket) await Promise.all([bucket.destination, bucket.consents, bucket.withdrawn].map((d) => d.close().catch(() => undefined)));

@@ -14,7 +14,7 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordChanges, recordRunEnded } from './dataset-card';
+import { readFreeBytes, recordRunNotes } from './dataset-card';
 import { SpaceCheck, SpaceHold, type Shortfall } from './space-check';
 import { datasetHistory, type BucketLocations, type BucketRun } from './bucket-locations';
 import type { ConnectionManager } from './connection';
@@ -230,7 +230,8 @@ export class SyncController {
       if (this.threads && !(bucket && 'opened' in bucket)) {
         // The engine thread watches the free space itself: events reach this thread too late to hold its queue.
         const job = what === 'Repair' ? this.threads.repair : this.threads.sync;
-        summary = await job(options, onEvent, { gate: run.gate, ...(bucket ? { bucket: bucket.recipe } : {}), ...(watchSpace ? { onHeld } : {}) });
+        // It also writes the folder's notes (recordRunNotes): their query over the run's sets would stall this thread.
+        summary = await job(options, onEvent, { gate: run.gate, recordNotes: local, ...(bucket ? { bucket: bucket.recipe } : {}), ...(watchSpace ? { onHeld } : {}) });
       } else {
         let hold: SpaceHold | undefined;
         if (watchSpace) {
@@ -244,13 +245,11 @@ export class SyncController {
           hold?.observe(event);
         };
         summary = await job(options, observe, { gate: run.gate, ...(bucket && 'opened' in bucket ? bucket.opened : {}) });
+        // The card's changes, "Last verified" and the history's row kind follow the run.
+        if (local) await recordRunNotes(options.dest, summary, what === 'Repair' ? 'repair' : 'sync');
       }
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
-      // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
-      if (what === 'Sync' && local) await recordChanges(options.dest, summary).catch(() => undefined);
-      // The card's "Last verified" and the history's row kind follow the run.
-      if (local) await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
       this.notifyOutcome(accountId, summary, title, what);
     } catch (e) {
       // runSync resolves for every expected failure; reaching here is a bug in the engine (or its thread died).

@@ -25,6 +25,8 @@ export interface StartMessage {
   bucket?: BucketRecipe;
   /** Watch the dataset folder's free space and hold before a file that would not fit (absent: never held). */
   watchSpace: boolean;
+  /** A folder dataset: write the app's notes of the run (dataset-card.ts recordRunNotes) before answering done. */
+  recordNotes: boolean;
   /** The main thread has a system proxy (useSystemProxy): ask it per origin. */
   systemProxy: boolean;
 }

@@ -17,6 +17,8 @@ export interface WorkerJobDeps {
   bucket?: BucketRecipe;
   /** A local dataset whose space question is not answered yet: the thread watches the free space, pauses itself before a file that would not fit, and this is called. */
   onHeld?: (shortfall: Shortfall) => void;
+  /** A folder dataset: the thread writes the app's notes of the run (recordRunNotes) before it answers. */
+  recordNotes?: boolean;
 }
 
 export type WorkerJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: WorkerJobDeps) => Promise<SyncSummary>;
@@ -101,6 +103,7 @@ export function workerJob(kind: 'sync' | 'repair', resourceLimits?: ResourceLimi
         paused: deps.gate.paused,
         ...(deps.bucket ? { bucket: deps.bucket } : {}),
         watchSpace: deps.onHeld !== undefined,
+        recordNotes: deps.recordNotes === true,
         systemProxy: system !== undefined,
       });
       if (signal?.aborted) onAbort();
