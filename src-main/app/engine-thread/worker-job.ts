@@ -67,7 +67,12 @@ export function workerJob(kind: 'sync' | 'repair', resourceLimits?: ResourceLimi
       worker.on('message', (message: FromWorker) => {
         switch (message.type) {
           case 'events':
-            for (const event of message.events) onEvent(event);
+            // A listener that throws here would be an uncaught exception of the app: it ends this run instead.
+            try {
+              for (const event of message.events) onEvent(event);
+            } catch (e) {
+              finish(() => reject(e as Error));
+            }
             return;
           case 'held':
             // Already paused in the thread; the controller's gate shows it (its pause is sent, and is a no-op there).
