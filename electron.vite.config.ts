@@ -25,7 +25,9 @@ export default defineConfig(({ mode }) => ({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        input: { index: resolve(root, 'src-main/index.ts') },
+        // The engine thread (issue #21): its own entry beside index.js, started per sync by
+        // src-main/app/engine-thread/worker-job.ts as new URL('./engine-worker.js', import.meta.url).
+        input: { index: resolve(root, 'src-main/index.ts'), 'engine-worker': resolve(root, 'src-main/engine-worker.ts') },
         // package.json "main" points at out/main/index.js; .js is ESM under "type": "module".
         output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
       },

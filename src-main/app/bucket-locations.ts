@@ -13,12 +13,29 @@ import type { CollectionDatasetSettings } from '../../src-shared/settings';
 import { bucketLabel, type BucketLocation } from '../../src-shared/settings';
 import type { BucketTestResult } from '../../src-shared/ipc-contract';
 import { AppError } from './app-error';
+import type { BucketRecipe } from './engine-thread/messages';
 
 /** Opens the engine's bucket destination for a spec (src-main/sync/destination); injected so tests can give a state folder of their own. */
 export type OpenBucket = (spec: Extract<DestinationSpec, { kind: 'bucket' }>, credentials: BucketCredentials) => Destination;
 
 /** The engine's bucket destination, its state under the user's state directory. */
 export const openEngineBucket: OpenBucket = (spec, credentials) => openBucket(spec, { credentials });
+
+/** A bucket dataset's destinations for one run: the dataset under PREFIX/, its consents under PREFIX.consents/, what left it under PREFIX.withdrawn/. */
+export interface BucketRun {
+  destination: Destination;
+  consents: Destination;
+  withdrawn: Destination;
+}
+
+/** Opens a run's three destinations in the same bucket; also called in the engine thread (engine-worker.ts), which cannot be handed Destination objects. */
+export function openBucketRun(spec: Extract<DestinationSpec, { kind: 'bucket' }>, credentials: BucketCredentials, open: OpenBucket = openEngineBucket): BucketRun {
+  return {
+    destination: open(spec, credentials),
+    consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials),
+    withdrawn: open(siblingSpec(spec, '.withdrawn') as typeof spec, credentials),
+  };
+}
 
 /** The engine's spec of a location from the settings. */
 export function bucketSpecOf(location: BucketLocation): Extract<DestinationSpec, { kind: 'bucket' }> {
@@ -115,19 +132,25 @@ export class BucketLocations {
    * only: the dataset under PREFIX/, its consents under PREFIX.consents/ and what left it under
    * PREFIX.withdrawn/, in the same bucket.
    */
-  async open(location: BucketLocation): Promise<{ destination: Destination; consents: Destination; withdrawn: Destination }> {
+  async open(location: BucketLocation): Promise<BucketRun> {
+    const { spec, credentials } = await this.recipe(location);
+    return openBucketRun(spec, credentials, this.opener());
+  }
+
+  /**
+   * What the engine thread opens the same destinations from (the spec and the secret read from
+   * the keychain for this run), or null when a test injected its own opener, which only runs here.
+   */
+  async recipeForThread(location: BucketLocation): Promise<BucketRecipe | null> {
+    return this.deps.openBucket ? null : this.recipe(location);
+  }
+
+  private async recipe(location: BucketLocation): Promise<BucketRecipe> {
     const secret = await this.storedSecret(location);
     if (secret === null) {
       throw new AppError('no_folder', `The secret access key of ${describeLocation(location)} is not in the keychain any more: choose the bucket again.`);
     }
-    const credentials = { accessKeyId: location.accessKeyId, secretAccessKey: secret };
-    const spec = bucketSpecOf(location);
-    const open = this.opener();
-    return {
-      destination: open(spec, credentials),
-      consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials),
-      withdrawn: open(siblingSpec(spec, '.withdrawn') as typeof spec, credentials),
-    };
+    return { spec: bucketSpecOf(location), credentials: { accessKeyId: location.accessKeyId, secretAccessKey: secret } };
   }
 
   private async storedSecret(location: BucketLocation): Promise<string | null> {

@@ -126,6 +126,17 @@ export async function recordChanges(dest: string, summary: SyncSummary): Promise
   });
 }
 
+/**
+ * The app's notes after a run of a folder dataset: a sync's changes (the card keeps the last
+ * sync's: a repair re-fetches files damaged here, not sets the service changed), and the run's
+ * kind and "Last verified". Failures are ignored (the notes are a convenience). Run where the
+ * engine ran (its engine thread in the app): the changes are one query over the run's sets.
+ */
+export async function recordRunNotes(dest: string, summary: SyncSummary, kind: 'sync' | 'repair'): Promise<void> {
+  if (kind === 'sync') await recordChanges(dest, summary).catch(() => undefined);
+  await recordRunEnded(dest, summary, kind).catch(() => undefined);
+}
+
 /** Free space on the disk that holds `dest` (or would hold it); null when it cannot be read. */
 export async function readFreeBytes(dest: string): Promise<number | null> {
   // The folder may not exist before the first sync: ask its nearest existing parent.

@@ -2,6 +2,7 @@
 // controller, the datasets and the scheduler. The IPC layer (ipc/services.ts) puts handlers
 // over these; the Electron bootstrap and the browser test bridge both use that, so they run
 // exactly the same code below the transport.
+import type { ResourceLimits } from 'node:worker_threads';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/settings-store';
 import { BucketLocations, type OpenBucket } from './bucket-locations';
@@ -20,6 +21,13 @@ export interface AppServicesDeps {
   settings: SettingsStore;
   notify(title: string, body: string): void;
   emit: Emit;
+  /**
+   * Where syncs and repairs run: 'worker' (default: an engine thread per run, so the main
+   * process never stalls, issue #21) or 'main'. The readFreeBytes and openBucket seams keep their runs on the main thread.
+   */
+  engineThread?: 'worker' | 'main';
+  /** The engine thread's heap limits (Worker resourceLimits); default Node's. */
+  engineThreadLimits?: ResourceLimits;
   /** Batch interval for sync:events, default 250 ms. */
   batchIntervalMs?: number;
   /** Free space on a dataset folder's disk (default: statfs); a test seam for the low-space question. */
@@ -60,6 +68,8 @@ export function createAppServices(deps: AppServicesDeps): AppServices {
     settings: deps.settings,
     emit: deps.emit,
     notify: deps.notify,
+    engineThread: deps.engineThread ?? 'worker',
+    ...(deps.engineThreadLimits ? { engineThreadLimits: deps.engineThreadLimits } : {}),
     ...(deps.batchIntervalMs === undefined ? {} : { batchIntervalMs: deps.batchIntervalMs }),
     ...(deps.readFreeBytes ? { readFreeBytes: deps.readFreeBytes } : {}),
   });

@@ -45,3 +45,40 @@ export class SpaceCheck {
       .finally(() => (this.reading = false));
   }
 }
+
+/** The gate a hold closes (the run's pause gate). */
+interface HoldGate {
+  readonly paused: boolean;
+  pause(): void;
+}
+
+/**
+ * The low-space hold of one run, wherever its engine runs (the main thread, or the engine thread:
+ * engine-worker.ts): fed each event synchronously, it closes the gate inside the event that
+ * shows the shortfall, so the queue does not start the file that did not fit, and calls `onHeld`.
+ * The resume that opens the gate after a hold is the answer "download anyway": the run is not
+ * held again.
+ */
+export class SpaceHold {
+  private holding = false;
+  private answered = false;
+
+  constructor(
+    private readonly check: SpaceCheck,
+    private readonly gate: HoldGate,
+    private readonly onHeld: (shortfall: Shortfall) => void,
+  ) {}
+
+  observe(event: SyncEvent): void {
+    if (this.holding && !this.gate.paused) {
+      this.holding = false;
+      this.answered = true;
+    }
+    if (this.answered || this.holding) return;
+    const shortfall = this.check.observe(event);
+    if (!shortfall) return;
+    this.holding = true;
+    this.gate.pause();
+    this.onHeld(shortfall);
+  }
+}

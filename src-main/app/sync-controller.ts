@@ -3,7 +3,9 @@
 // the sets again), with the engine's event stream batched for IPC and a notification when new
 // files arrived or a sync failed. A sync whose bytes still to download outgrow the free space
 // is held and the window asks before it goes on. Collections are named by account too: two
-// services may both have a collection 1.
+// services may both have a collection 1. With `engineThread: 'worker'` (the app) each sync and
+// repair runs in its own engine thread (engine-thread/worker-job.ts) and this thread only relays.
+import type { ResourceLimits } from 'node:worker_threads';
 import { consentMissingWords } from '../../src-shared/consent-words';
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
@@ -12,19 +14,21 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordChanges, recordRunEnded } from './dataset-card';
-import { SpaceCheck, type Shortfall } from './space-check';
-import { datasetHistory, type BucketLocations } from './bucket-locations';
+import { readFreeBytes, recordRunNotes } from './dataset-card';
+import { SpaceCheck, SpaceHold, type Shortfall } from './space-check';
+import { datasetHistory, type BucketLocations, type BucketRun } from './bucket-locations';
 import type { ConnectionManager } from './connection';
 import type { Destination } from '../sync/destination/destination';
 import type { BucketLocation } from '../../src-shared/settings';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
+import type { BucketRecipe } from './engine-thread/messages';
+import { workerJob, type WorkerJob } from './engine-thread/worker-job';
 
 /** What a run gets besides its options: the pause gate, and for a bucket dataset the destination opened with its secret. */
 type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate; destination?: Destination; consents?: Destination; withdrawn?: Destination }) => Promise<SyncSummary>;
 
-/** A bucket dataset's destinations for one run (the dataset and its consents beside it). */
-type BucketRun = { destination: Destination; consents: Destination; withdrawn?: Destination };
+/** A bucket dataset's destinations for one run: opened here (for a job in this thread), or what the engine thread opens them from. */
+type RunBucket = { opened: BucketRun } | { recipe: BucketRecipe };
 
 export type Emit = <C extends EventChannel>(channel: C, payload: EventChannels[C]) => void;
 
@@ -35,6 +39,15 @@ export interface SyncControllerDeps {
   settings: SettingsStore;
   emit: Emit;
   notify(title: string, body: string): void;
+  /**
+   * Where the engine runs: 'worker' (one engine thread per run, src-main/engine-worker.ts, so this
+   * thread never stalls: the app) or 'main' (this thread; the default). The seams below that
+   * cannot cross threads keep a run here: runSync, runRepair, readFreeBytes, and a bucket
+   * opener injected into `buckets`.
+   */
+  engineThread?: 'worker' | 'main';
+  /** The engine thread's heap limits (Worker resourceLimits; default Node's): out of memory, the run stops, the app stays. */
+  engineThreadLimits?: ResourceLimits;
   runSync?: SyncJob;
   /** Verify, then download again what is missing or changed (extra files are kept). */
   runRepair?: SyncJob;
@@ -61,7 +74,6 @@ interface Running {
   gate: ControllablePauseGate;
   /** Held because it would not fit; cleared by resume (the answer "download anyway", asked once per run). */
   lowSpace: Shortfall | null;
-  spaceAnswered: boolean;
 }
 
 export class SyncController {
@@ -73,12 +85,16 @@ export class SyncController {
   private readonly runRepair: SyncJob;
   private readonly readHistory;
   private readonly readFreeBytes;
+  /** The engine-thread jobs, when runs go to a worker thread. */
+  private readonly threads: { sync: WorkerJob; repair: WorkerJob } | null;
 
   constructor(private readonly deps: SyncControllerDeps) {
     this.runSync = deps.runSync ?? engineRunSync;
     this.runRepair = deps.runRepair ?? ((options, onEvent, engineDeps) => engineRunRepair(options, onEvent, undefined, engineDeps));
     this.readHistory = deps.readHistory ?? engineReadHistory;
     this.readFreeBytes = deps.readFreeBytes ?? readFreeBytes;
+    const seams = deps.runSync || deps.runRepair || deps.readFreeBytes;
+    this.threads = deps.engineThread === 'worker' && !seams ? { sync: workerJob('sync', deps.engineThreadLimits), repair: workerJob('repair', deps.engineThreadLimits) } : null;
   }
 
   isBusy(ref: CollectionRef): boolean {
@@ -147,10 +163,10 @@ export class SyncController {
     if (!dataset) throw new AppError('no_folder', `Choose a dataset folder for collection ${collectionId} before syncing.`);
     const credentials = await this.deps.connection.credentialsFor(ref.accountId);
     if (!credentials) throw new AppError('not_connected', 'Not connected: enter the service address and an API key first.');
-    const destination = dataset.bucket ? await this.bucketDestination(dataset.bucket) : undefined;
+    const bucket = dataset.bucket ? await this.bucketDestination(dataset.bucket) : undefined;
     // Re-check after the await: another start may have won the race.
     if (this.running.has(keyOf(ref))) {
-      await closeBucketRun(destination);
+      await closeBucketRun(bucket);
       throw this.busyFailure(ref);
     }
 
@@ -176,70 +192,80 @@ export class SyncController {
     if (settings.bwlimitBytesPerSecond !== null) options.bwlimitBytesPerSecond = settings.bwlimitBytesPerSecond;
 
     const run = this.newRun('sync', abort);
-    run.spaceAnswered = opts.spaceConfirmed === true;
     this.running.set(keyOf(ref), run);
-    const job = opts.repair ? this.runRepair : this.runSync;
-    run.done = this.execute(ref, run, options, job, opts.repair ? 'Repair' : 'Sync', destination);
+    run.done = this.execute(ref, run, options, opts.repair ? 'Repair' : 'Sync', opts.spaceConfirmed === true, bucket);
     const state = this.snapshot(ref);
     this.deps.emit('sync:state', state);
     return state;
   }
 
   private newRun(kind: Running['kind'], abort: AbortController): Running {
-    return { kind, startedAt: new Date().toISOString(), abort, done: Promise.resolve(), gate: createPauseGate(), lowSpace: null, spaceAnswered: false };
+    return { kind, startedAt: new Date().toISOString(), abort, done: Promise.resolve(), gate: createPauseGate(), lowSpace: null };
   }
 
-  /** A bucket dataset's destination, opened with its secret from the keychain for this run. */
-  private async bucketDestination(location: BucketLocation): Promise<BucketRun> {
+  /** A bucket dataset's destination with its secret from the keychain for this run: for the engine thread to open, else opened here. */
+  private async bucketDestination(location: BucketLocation): Promise<RunBucket> {
     if (!this.deps.buckets) throw new AppError('refused', 'This build of the app cannot sync into object storage.');
-    return this.deps.buckets.open(location);
+    const recipe = this.threads ? await this.deps.buckets.recipeForThread(location) : null;
+    return recipe ? { recipe } : { opened: await this.deps.buckets.open(location) };
   }
 
-  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, job: SyncJob, what: RunName, destination?: BucketRun): Promise<void> {
+  private async execute(ref: CollectionRef, run: Running, options: SyncOptions, what: RunName, spaceConfirmed: boolean, bucket?: RunBucket): Promise<void> {
     const { accountId, collectionId } = ref;
     const batcher = createEventBatcher((events) => this.deps.emit('sync:events', { accountId, collectionId, events }), this.deps.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     let title = this.titleOf(ref);
     // A bucket has no disk to fill and its card is not shown: only a folder is asked.
-    const local = destination === undefined;
-    const space = new SpaceCheck(() => (local ? this.readFreeBytes(options.dest) : Promise.resolve(null)));
-    await space.prime();
+    const local = bucket === undefined;
+    const watchSpace = local && !spaceConfirmed;
+    const onHeld = (shortfall: Shortfall) => this.holdForSpace(ref, run, shortfall, title);
+    const onEvent = (event: SyncEvent) => {
+      if (event.type === 'collection') {
+        this.rememberTitle(ref, event.title);
+        title = this.titleOf(ref);
+      }
+      batcher.push(event);
+    };
     try {
-      const summary = await job(
-        options,
-        (event) => {
-          if (event.type === 'collection') {
-            this.rememberTitle(ref, event.title);
-            title = this.titleOf(ref);
-          }
-          batcher.push(event);
-          const shortfall = run.spaceAnswered || run.lowSpace ? null : space.observe(event);
-          if (shortfall) this.holdForSpace(ref, run, shortfall, title);
-        },
-        { gate: run.gate, ...(destination ?? {}) },
-      );
+      let summary: SyncSummary;
+      if (this.threads && !(bucket && 'opened' in bucket)) {
+        // The engine thread watches the free space itself: events reach this thread too late to hold its queue.
+        const job = what === 'Repair' ? this.threads.repair : this.threads.sync;
+        // It also writes the folder's notes (recordRunNotes): their query over the run's sets would stall this thread.
+        summary = await job(options, onEvent, { gate: run.gate, recordNotes: local, ...(bucket ? { bucket: bucket.recipe } : {}), ...(watchSpace ? { onHeld } : {}) });
+      } else {
+        let hold: SpaceHold | undefined;
+        if (watchSpace) {
+          const space = new SpaceCheck(() => this.readFreeBytes(options.dest));
+          await space.prime();
+          hold = new SpaceHold(space, run.gate, onHeld);
+        }
+        const job = what === 'Repair' ? this.runRepair : this.runSync;
+        const observe = (event: SyncEvent) => {
+          onEvent(event);
+          hold?.observe(event);
+        };
+        summary = await job(options, observe, { gate: run.gate, ...(bucket && 'opened' in bucket ? bucket.opened : {}) });
+        // The card's changes, "Last verified" and the history's row kind follow the run.
+        if (local) await recordRunNotes(options.dest, summary, what === 'Repair' ? 'repair' : 'sync');
+      }
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
-      // A repair re-fetches files damaged here, not sets the service changed: the card keeps the last sync's changes.
-      if (what === 'Sync' && local) await recordChanges(options.dest, summary).catch(() => undefined);
-      // The card's "Last verified" and the history's row kind follow the run.
-      if (local) await recordRunEnded(options.dest, summary, what === 'Repair' ? 'repair' : 'sync').catch(() => undefined);
       this.notifyOutcome(accountId, summary, title, what);
     } catch (e) {
-      // runSync resolves for every expected failure; reaching here is a bug in the engine.
+      // runSync resolves for every expected failure; reaching here is a bug in the engine (or its thread died).
       batcher.flush();
       console.error(`Sync of collection ${collectionId} crashed`, e);
       this.deps.emit('notice', { level: 'error', message: `The sync of ${title} stopped unexpectedly; see the log for details.`, accountId });
       this.deps.notify('Sync failed', `The sync of ${title} stopped unexpectedly.`);
     } finally {
-      await closeBucketRun(destination); // injected destinations are the caller's to close
+      await closeBucketRun(bucket); // injected destinations are the caller's to close
       this.running.delete(keyOf(ref));
       this.deps.emit('sync:state', this.snapshot(ref));
     }
   }
 
-  /** Synchronous inside the engine's event: the queue does not start the file that did not fit. */
+  /** The run's gate is closed already (SpaceHold, inside the engine's event: the queue did not start the file that did not fit). */
   private holdForSpace(ref: CollectionRef, run: Running, shortfall: Shortfall, title: string): void {
-    run.gate.pause();
     run.lowSpace = shortfall;
     this.deps.emit('sync:state', this.snapshot(ref));
     this.deps.notify('Sync paused: not enough disk space', `The sync of ${title} needs more space than is free; open it to go on or cancel.`);
@@ -278,7 +304,6 @@ export class SyncController {
   resume(ref: CollectionRef): SyncRunState {
     const run = this.running.get(keyOf(ref));
     if (run?.kind === 'sync' && run.gate.paused) {
-      if (run.lowSpace) run.spaceAnswered = true;
       run.lowSpace = null;
       run.gate.resume();
       this.deps.emit('sync:state', this.snapshot(ref));
@@ -347,6 +372,9 @@ export function inAppMessage(summary: SyncSummary, title: string, what: RunName 
     : { level: 'warning', message: `${what} of ${title} finished with failures: ${counts}.${tail}` };
 }
 
-async function closeBucketRun(run: BucketRun | undefined): Promise<void> {
-  await Promise.all([run?.destination.close(), run?.consents.close(), run?.withdrawn?.close()].map((p) => p?.catch(() => undefined)));
+/** Closes the destinations opened here; the engine thread closes its own. */
+async function closeBucketRun(bucket: RunBucket | undefined): Promise<void> {
+  if (!bucket || !('opened' in bucket)) return;
+  const run = bucket.opened;
+  await Promise.all([run.destination.close(), run.consents.close(), run.withdrawn.close()].map((p) => p.catch(() => undefined)));
 }

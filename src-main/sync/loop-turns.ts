@@ -1,6 +1,7 @@
 // Long loops over every record (the dataset index, participants.csv, croissant.json, media.csv)
-// run in the app's main process (src-main/app/sync-controller.ts): a loop that never gives the
-// event loop a turn freezes the window for as long as it runs (seconds at 100,000 sets). Async
+// share their thread's event loop with timers and messages (the CLI's progress and signals; in the
+// app, the engine thread's pause, cancel and event batches, src-main/engine-worker.ts): a loop that
+// never gives the event loop a turn holds all of them for as long as it runs (seconds at 100,000 sets). Async
 // generators and stream pipelines alone do not help: their steps are microtasks, which run
 // before the event loop's next turn. loopTurns hands the event loop a turn (setImmediate) once a
 // slice of wall time has passed, so no stretch is much longer than the slice.

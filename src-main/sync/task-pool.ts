@@ -25,11 +25,17 @@ export interface ControllablePauseGate extends PauseGate {
   pause(): void;
   /** Lets everything held go on where it stopped (no re-walk, transfers read on from their sockets). */
   resume(): void;
+  /** Calls `listener` after each change (pause of an open gate, resume of a closed one); answers the unsubscribe. */
+  onChange(listener: (paused: boolean) => void): () => void;
 }
 
 export function createPauseGate(): ControllablePauseGate {
   let opened: Promise<void> | undefined;
   let open: (() => void) | undefined;
+  const listeners = new Set<(paused: boolean) => void>();
+  const changed = (paused: boolean) => {
+    for (const listener of [...listeners]) listener(paused);
+  };
   return {
     get paused() {
       return opened !== undefined;
@@ -37,12 +43,18 @@ export function createPauseGate(): ControllablePauseGate {
     pause() {
       if (opened) return;
       opened = new Promise<void>((r) => (open = r));
+      changed(true);
     },
     resume() {
       const release = open;
       opened = undefined;
       open = undefined;
       release?.();
+      if (release) changed(false);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     whenOpen(signal) {
       const current = opened;
