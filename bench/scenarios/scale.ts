@@ -16,6 +16,7 @@ import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
 import { runGroup, runProc } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 
 const STREAMS = 4;
 const PER_PAGE = 200;
@@ -183,7 +184,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         { name: `S9 first sync files/s (${files} files)`, measured: fmt(files / firstS, 0), target: '>= 2500', met: files / firstS >= 2500 },
         { name: 'S9 first sync vs 4 parallel curls', measured: `${fmt(firstS / curlS)}x`, target: '<= 2.0x', met: firstS / curlS <= 2 },
         { name: 'S9 no-op (median)', measured: `${fmt(noopS)} s (find ${fmt(findS)} s)`, target: `<= max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s`, met: noopS <= noopBound },
-        { name: 'S9 no-op requests', measured: String(Math.max(...noop.map((n) => n.requests ?? NaN))), target: '<= 2', met: Math.max(...noop.map((n) => n.requests ?? Infinity)) <= 2 },
+        // Issue 21: at most 2, besides one per other set status the withdrawal check asks (sync/withdraw.ts).
+        { name: 'S9 no-op requests', measured: String(Math.max(...noop.map((n) => n.requests ?? NaN))), target: `<= 2 + ${LEFT_ACCEPTED_STATUSES.length} (one per other set status)`, met: Math.max(...noop.map((n) => n.requests ?? Infinity)) <= 2 + LEFT_ACCEPTED_STATUSES.length },
         { name: 'S9 +10 sets vs no-op (medians)', measured: `+${fmt(plusS - noopS)} s`, target: '<= +1 s', met: plusS - noopS <= 1 },
         { name: 'S9 peak RSS of the CLI', measured: `${mb(peakKb)} MB`, target: `<= ${rssTarget} MB`, met: peakKb / 1024 <= rssTarget },
         { name: 'S9 state on disk per file', measured: `${fmt(stateBytes / files, 0)} B`, target: '<= 500 B', met: stateBytes / files <= 500 },
