@@ -124,7 +124,8 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   stack.pickNext(join(stack.root, 'fresh'));
   await page.getByRole('button', { name: 'Folder…' }).click();
   await expect.poll(() => page.getByTestId('dataset-folder').textContent()).toBe(join(stack.root, 'fresh'));
-  expect(await page.locator('#files-title').textContent()).toBe('Files');
+  // The folder's path shows first; the Files table follows when the new folder's card has loaded.
+  await expect.poll(() => page.locator('#files-title').textContent()).toBe('Files');
   await page.getByText('No syncs yet.').waitFor();
 
   const check = await run('sha256sum', ['-c', '--strict', 'SHA256SUMS'], { cwd: dest });
