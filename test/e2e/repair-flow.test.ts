@@ -92,7 +92,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await page.getByRole('button', { name: 'Repair 2 files' }).click();
   await expect.poll(() => result.textContent(), { timeout: 60_000 }).toMatch(/Last repair: 2 downloaded, \d+ up to date, 0 failed\./);
   // The run touched only the damaged files' sets; the panel says so rather than look like a short sync.
-  expect(await page.locator('#files-title').textContent()).toBe('Files of the last repair');
+  await expect.poll(() => page.locator('#files-title').textContent()).toBe('Files of the last repair');
   await expect.poll(() => page.locator('.toast').allTextContents()).toContainEqual(expect.stringMatching(/^Repair of ".+" finished: 2 downloaded, /));
   // The dataset card keeps what the last sync changed: a repair is not the service editing sets.
   expect(await page.getByTestId('card-changes').textContent()).toMatch(/^New sets: .+ · edited: none · left accepted: none$/);
