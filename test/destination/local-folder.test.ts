@@ -254,6 +254,20 @@ describe('LocalFolder: reading and checking', () => {
     expect(await folder.freeSpace()).toBeGreaterThan(0);
   });
 
+  it('gives small files their mode whatever the umask (fchmod only when the umask masked it)', async () => {
+    const before = process.umask(0o077); // masks group and other: 0644 is created 0600
+    try {
+      const info = await folder.writeAtomic('sets/3/set.json', '{"a":1}');
+      const st = await fs.stat(path.join(dest, 'sets/3/set.json'));
+      expect(st.mode & 0o777).toBe(0o644);
+      expect(info).toEqual({ key: 'sets/3/set.json', size: 7, stamp: String(st.mtimeMs) });
+    } finally {
+      process.umask(before);
+    }
+    await folder.writeAtomic('sets/3/other.json', '{}');
+    expect((await fs.stat(path.join(dest, 'sets/3/other.json'))).mode & 0o777).toBe(0o644 & ~before);
+  });
+
   it('refuses to write through a set folder that is a link (the sync stops naming it)', async () => {
     await fs.mkdir(path.join(dest, 'sets'));
     await fs.symlink(work, path.join(dest, 'sets', '5'));

@@ -40,8 +40,8 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
  * The same contract for small files written in bulk (set.json, consent records: bench scenario
  * 2), returning the written file's Stats: every call on the thread pool (issue 21: no
  * synchronous call per file on the event loop). The mode is set with fchmod before the rename
- * (the umask may have masked it at creation), so the final name never shows looser
- * permissions; size and mtime come from fstat before close (the rename keeps them), so the
+ * when the umask masked it at creation (the umask only takes bits away, so the file is never
+ * looser than asked meanwhile); size and mtime come from fstat before close (the rename and fchmod keep them), so the
  * caller needs no lstat of the target. A temp file + rename is the only atomic way Node offers:
  * O_TMPFILE + linkat(2) would spare the temp name, but Node exposes neither linkat nor /proc
  * links without a native module.
@@ -55,9 +55,10 @@ export async function writeSmallFileAtomic(target: string, data: string | Buffer
     const fd = await fdIo.open(tmp, 'wx', mode);
     let st: Stats;
     try {
-      await fdIo.fchmod(fd, mode);
       for (let off = 0; off < buf.length; ) off += await fdIo.write(fd, buf, off, buf.length - off);
       st = await fdIo.fstat(fd);
+      // Only when the umask took bits away (the fstat says so): one call fewer per file otherwise.
+      if ((st.mode & 0o777) !== mode) await fdIo.fchmod(fd, mode);
     } finally {
       await fdIo.close(fd);
     }
