@@ -268,6 +268,22 @@ describe('LocalFolder: reading and checking', () => {
     expect((await fs.stat(path.join(dest, 'sets/3/other.json'))).mode & 0o777).toBe(0o644 & ~before);
   });
 
+  it('verifiedCopy skips the look in a set folder it made while open, and finds copies that predate it', async () => {
+    const body = Buffer.from('abc');
+    const expect3 = { size: 3, sha256: sha(body) };
+    await fs.mkdir(path.join(dest, 'sets', '7'), { recursive: true });
+    await fs.writeFile(path.join(dest, 'sets', '7', 'a.bin'), body);
+    await folder.writeAtomic('sets/7/set.json', '{}'); // the folder was there: looked at
+    expect(await folder.verifiedCopy('sets/7/a.bin', expect3)).toMatchObject({ key: 'sets/7/a.bin', size: 3 });
+    await folder.writeAtomic('sets/8/set.json', '{}'); // made now: nothing in it predates this sync
+    await fs.writeFile(path.join(dest, 'sets', '8', 'a.bin'), body);
+    expect(await folder.verifiedCopy('sets/8/a.bin', expect3)).toBeNull();
+    // Opened again (the next sync), the same copy is found.
+    await folder.close();
+    folder = createLocalFolder(dest);
+    expect(await folder.verifiedCopy('sets/8/a.bin', expect3)).toMatchObject({ key: 'sets/8/a.bin', size: 3 });
+  });
+
   it('refuses to write through a set folder that is a link (the sync stops naming it)', async () => {
     await fs.mkdir(path.join(dest, 'sets'));
     await fs.symlink(work, path.join(dest, 'sets', '5'));

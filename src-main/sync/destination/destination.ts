@@ -214,7 +214,9 @@ export interface Destination {
   /**
    * An object already at `key` that holds exactly these bytes, or null: a folder hashes a
    * regular file of the right size; a bucket trusts its own `sha256` metadata (HEAD), so state
-   * lost or made on another machine is rebuilt without downloading the files again.
+   * lost or made on another machine is rebuilt without downloading the files again. It looks
+   * for copies that predate this sync: a folder answers null at once in a set folder it made
+   * while open (nothing was there; the caller downloads, as for any null).
    */
   verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null>;
   /**

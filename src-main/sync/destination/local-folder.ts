@@ -59,6 +59,9 @@ export interface LocalFolderOptions {
 /** A resume key names a file in partial/: validated ids and a hash, nothing that could leave the folder. */
 const RESUME_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** How many folders made by this destination verifiedCopy remembers (far more than the sets a sync has in flight). */
+const MADE_DIRS_KEPT = 4096;
+
 export class LocalFolder implements Destination {
   readonly kind = 'folder' as const;
   readonly label: string;
@@ -68,6 +71,12 @@ export class LocalFolder implements Destination {
   private realRoot: string | undefined;
   /** Folders made and checked (lstat, part by part) while this destination is open; see ensureParent. */
   private readonly checkedDirs = new Set<string>();
+  /**
+   * Key folders (set folders) this open destination created, the latest MADE_DIRS_KEPT: nothing in
+   * them predates this sync, so verifiedCopy has no earlier copy to find there and skips its lstat
+   * (one per file of a new set). Bounded: only the sets in flight matter.
+   */
+  private readonly madeDirs = new Set<string>();
   private readonly consentsRole: boolean;
   /** Part files older versions named differently, listed once while this destination is open. */
   private readonly legacyParts: LegacyParts;
@@ -163,6 +172,7 @@ export class LocalFolder implements Destination {
 
   async removeAll(): Promise<void> {
     this.checkedDirs.clear();
+    this.madeDirs.clear();
     await removeTree(this.root);
   }
 
@@ -193,7 +203,10 @@ export class LocalFolder implements Destination {
 
   async verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {
     checkKey(key);
-    return verifiedFile(key, keyPath(this.root, key), expect.size, expect.sha256);
+    const file = keyPath(this.root, key);
+    // A folder made in this sync held nothing before it: a copy written since is this sync's own.
+    if (this.madeDirs.has(path.dirname(file))) return null;
+    return verifiedFile(key, file, expect.size, expect.sha256);
   }
 
   checkPresence(expected: Iterable<ExpectedObject>): AsyncIterable<PresenceProblem> {
@@ -206,6 +219,7 @@ export class LocalFolder implements Destination {
 
   async close(): Promise<void> {
     this.checkedDirs.clear();
+    this.madeDirs.clear();
   }
 
   /** DEST's real path: resolved by prepare, or once here when an upload comes first. */
@@ -229,7 +243,10 @@ export class LocalFolder implements Destination {
       return;
     }
     const upper = await ensureRealDir(this.root, parts.slice(0, -1).join('/'), this.checkedDirs);
-    await ensureRealDir(upper, parts.at(-1)!);
+    await ensureRealDir(upper, parts.at(-1)!, undefined, (dir) => {
+      this.madeDirs.add(dir);
+      if (this.madeDirs.size > MADE_DIRS_KEPT) this.madeDirs.delete(this.madeDirs.values().next().value!);
+    });
   }
 }
 

@@ -21,8 +21,9 @@ export class UnsafeFolderError extends Error {
  * Creates `rel` (relative, server-free parts only) below `root`; every part must be a real folder. Returns the absolute path.
  * `checked` (optional, one per sync) remembers folders already made and checked in this sync, so
  * thousands of sets do not re-walk sets/ part by part for every write (bench scenario 2).
+ * `made` (optional) hears of each folder this call created (it was not there before).
  */
-export async function ensureRealDir(root: string, rel: string, checked?: Set<string>): Promise<string> {
+export async function ensureRealDir(root: string, rel: string, checked?: Set<string>, made?: (dir: string) => void): Promise<string> {
   let current = root;
   for (const part of rel.split(/[\\/]+/).filter((p) => p !== '')) {
     current = path.join(current, part);
@@ -38,7 +39,8 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
     }
     // A folder mkdir just made is a real folder (mkdir never follows a final symlink: that is
     // EEXIST); only something already there needs the lstat check.
-    if (!created) {
+    if (created) made?.(current);
+    else {
       const st = await fs.lstat(current);
       if (st.isSymbolicLink()) throw new UnsafeFolderError(current, 'a symbolic link');
       if (!st.isDirectory()) throw new UnsafeFolderError(current, 'not a folder');
