@@ -52,6 +52,7 @@ export class SetStore {
       files: db.prepare<[number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`),
       ids: db.prepare<[], number>('SELECT id FROM sets ORDER BY id').pluck(),
       any: db.prepare<[], number>('SELECT id FROM sets LIMIT 1').pluck(),
+      count: db.prepare<[], number>('SELECT count(*) FROM sets').pluck(),
       page: db.prepare<[number, number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id > ? ORDER BY id LIMIT ?`),
       pageFiles: db.prepare<[number, number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id BETWEEN ? AND ? ORDER BY set_id, path`),
       presence: db
@@ -85,6 +86,12 @@ export class SetStore {
   /** Whether any set is known (one indexed row read, however many there are). */
   hasSets(): boolean {
     return this.dirty.size > 0 || this.stmt.any.get() !== undefined;
+  }
+
+  /** How many sets are known. */
+  count(): number {
+    this.flush();
+    return this.stmt.count.get()!;
   }
 
   /** Ids of every known set, ascending. */
