@@ -8,9 +8,9 @@ import { parentPort } from 'node:worker_threads';
 import type { SyncEvent } from '../src-shared/sync-events';
 import { registeredSystemProxy, useSystemProxy } from './api/system-proxy';
 import { openBucketRun } from './app/bucket-locations';
-import { readFreeBytes, recordRunNotes } from './app/dataset-card';
+import { readFreeBytes } from './app/dataset-card';
+import { runEngineJob } from './app/engine-job';
 import { EVENT_BATCH_MS, EVENT_BATCH_SIZE, type FromWorker, type StartMessage, type ToWorker } from './app/engine-thread/messages';
-import { SpaceCheck, SpaceHold } from './app/space-check';
 import { createPauseGate, runSync } from './sync/engine';
 import { runRepair } from './sync/repair';
 
@@ -87,27 +87,27 @@ async function run(start: StartMessage) {
     });
   }
   const events = eventBatcher();
-  let hold: SpaceHold | undefined;
-  if (start.watchSpace) {
-    const check = new SpaceCheck(() => readFreeBytes(start.options.dest));
-    await check.prime();
-    hold = new SpaceHold(check, gate, (shortfall) => {
-      // The events before the hold first, so the window sees what was queued before it asks.
-      events.flush();
-      post({ type: 'held', shortfall });
-    });
-  }
-  const onEvent = (event: SyncEvent) => {
-    events.push(event);
-    hold?.observe(event);
-  };
   const bucket = start.bucket ? openBucketRun(start.bucket.spec, start.bucket.credentials) : undefined;
   try {
-    const options = { ...start.options, signal: abort.signal };
-    const deps = { gate, ...bucket };
-    const summary = start.kind === 'repair' ? await runRepair(options, onEvent, undefined, deps) : await runSync(options, onEvent, deps);
-    if (start.recordNotes) await recordRunNotes(start.options.dest, summary, start.kind);
-    return summary;
+    return await runEngineJob({
+      kind: start.kind,
+      run: start.kind === 'repair' ? (options, onEvent, deps) => runRepair(options, onEvent, undefined, deps) : runSync,
+      options: { ...start.options, signal: abort.signal },
+      gate,
+      destinations: bucket,
+      onEvent: (event) => events.push(event),
+      watchSpace: start.watchSpace
+        ? {
+            readFreeBytes: () => readFreeBytes(start.options.dest),
+            onHeld: (shortfall) => {
+              // The events before the hold first, so the window sees what was queued before it asks.
+              events.flush();
+              post({ type: 'held', shortfall });
+            },
+          }
+        : undefined,
+      recordNotes: start.recordNotes,
+    });
   } finally {
     events.flush();
     if (bucket) await Promise.all([bucket.destination, bucket.consents, bucket.withdrawn].map((d) => d.close().catch(() => undefined)));

@@ -14,18 +14,18 @@ import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
-import { readFreeBytes, recordRunNotes } from './dataset-card';
-import { SpaceCheck, SpaceHold, type Shortfall } from './space-check';
+import { readFreeBytes } from './dataset-card';
+import { runEngineJob, type RunDestinations } from './engine-job';
+import type { Shortfall } from './space-check';
 import { datasetHistory, type BucketLocations, type BucketRun } from './bucket-locations';
 import type { ConnectionManager } from './connection';
-import type { Destination } from '../sync/destination/destination';
 import type { BucketLocation } from '../../src-shared/settings';
 import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 import type { BucketRecipe } from './engine-thread/messages';
 import { workerJob, type WorkerJob } from './engine-thread/worker-job';
 
 /** What a run gets besides its options: the pause gate, and for a bucket dataset the destination opened with its secret. */
-type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate; destination?: Destination; consents?: Destination; withdrawn?: Destination }) => Promise<SyncSummary>;
+type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate } & RunDestinations) => Promise<SyncSummary>;
 
 /** A bucket dataset's destinations for one run: opened here (for a job in this thread), or what the engine thread opens them from. */
 type RunBucket = { opened: BucketRun } | { recipe: BucketRecipe };
@@ -233,20 +233,16 @@ export class SyncController {
         // It also writes the folder's notes (recordRunNotes): their query over the run's sets would stall this thread.
         summary = await job(options, onEvent, { gate: run.gate, recordNotes: local, ...(bucket ? { bucket: bucket.recipe } : {}), ...(watchSpace ? { onHeld } : {}) });
       } else {
-        let hold: SpaceHold | undefined;
-        if (watchSpace) {
-          const space = new SpaceCheck(() => this.readFreeBytes(options.dest));
-          await space.prime();
-          hold = new SpaceHold(space, run.gate, onHeld);
-        }
-        const job = what === 'Repair' ? this.runRepair : this.runSync;
-        const observe = (event: SyncEvent) => {
-          onEvent(event);
-          hold?.observe(event);
-        };
-        summary = await job(options, observe, { gate: run.gate, ...(bucket && 'opened' in bucket ? bucket.opened : {}) });
-        // The card's changes, "Last verified" and the history's row kind follow the run.
-        if (local) await recordRunNotes(options.dest, summary, what === 'Repair' ? 'repair' : 'sync');
+        summary = await runEngineJob({
+          kind: what === 'Repair' ? 'repair' : 'sync',
+          run: what === 'Repair' ? this.runRepair : this.runSync,
+          options,
+          gate: run.gate,
+          destinations: bucket && 'opened' in bucket ? bucket.opened : undefined,
+          onEvent,
+          watchSpace: watchSpace ? { readFreeBytes: () => this.readFreeBytes(options.dest), onHeld } : undefined,
+          recordNotes: local,
+        });
       }
       batcher.flush();
       this.lastSummaries.set(keyOf(ref), summary);
