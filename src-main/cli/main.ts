@@ -1,6 +1,7 @@
 // Entry of the headless CLI (docs/contracts.md §2). bin/dataset-sync.mjs runs
 // this file from a bundle (out/cli/main.mjs) or through tsx.
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { purgeWithdrawnCommand } from './purge-withdrawn';
 import { collectionsCommand, loginCommand, logoutCommand, MissingKeyError, syncCommand, verifyCommand, type Io } from './commands';
 import { commandUsage, isCommand, USAGE, UsageError } from './usage';
@@ -10,6 +11,15 @@ function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
   return pkg.version ?? 'unknown';
 }
+
+// Peak memory (issue #21): V8 lets the old generation grow to up to 4x what survived the last
+// full collection before it collects again. What a sync keeps alive stays small (a heap snapshot
+// at the end of a 40,000-set sync: 22 MB), but the end reads every record several times to write
+// the dataset files, and that garbage drove the heap to 90-120 MB and the process past 250 MB at
+// 100,000 sets. A growth of 20 % collects sooner: at 10,000 sets the heap peaked at 68 MB against
+// 91 MB and the process at 164 MB against 182 MB, for no measurable CPU (21.3 s against 22.7 s).
+// Set at run time, before any sync allocates; the flag is read at each collection.
+setFlagsFromString('--heap-growing-percent=20');
 
 const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
