@@ -151,6 +151,17 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  // A reader that stops reading (`--json | head -1`) ends the sync as Ctrl-C does (what was
+  // verified is recorded, partial downloads stay) instead of a crash on EPIPE. The listener stays:
+  // the stream may report more than one error.
+  let stdoutGone = false;
+  io.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (stdoutGone) return;
+    stdoutGone = true;
+    lines.stop();
+    io.stderr.write(`dataset-sync: standard output was closed (${e.code ?? e.message}); cancelling the sync. Partial downloads are kept.\n`);
+    controller.abort();
+  });
   try {
     const summary = await runSync(
       {

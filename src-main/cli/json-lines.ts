@@ -5,6 +5,8 @@ export interface JsonLineWriter {
   push(value: unknown): void;
   /** Writes whatever is buffered, now. */
   flush(): void;
+  /** Drops what is buffered and every later line (the reader went away). */
+  stop(): void;
 }
 
 const FLUSH_BYTES = 64 * 1024;
@@ -12,15 +14,17 @@ const FLUSH_BYTES = 64 * 1024;
 export function createJsonLineWriter(out: { write(chunk: string): unknown }): JsonLineWriter {
   let buffered = '';
   let scheduled = false;
+  let stopped = false;
   const flush = () => {
     scheduled = false;
-    if (buffered === '') return;
+    if (buffered === '' || stopped) return;
     const text = buffered;
     buffered = '';
     out.write(text);
   };
   return {
     push(value) {
+      if (stopped) return;
       buffered += JSON.stringify(value) + '\n';
       if (buffered.length >= FLUSH_BYTES) flush();
       else if (!scheduled) {
@@ -30,5 +34,9 @@ export function createJsonLineWriter(out: { write(chunk: string): unknown }): Js
       }
     },
     flush,
+    stop() {
+      stopped = true;
+      buffered = '';
+    },
   };
 }
