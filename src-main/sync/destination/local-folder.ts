@@ -44,6 +44,7 @@ import {
   writeAtomicFile,
   extendAtomicFile,
 } from './local/folder-files';
+import { FolderChecks } from './local/folder-checks';
 import { acquireLock } from './local/lock';
 import { LegacyParts, LocalUpload } from './local/part-upload';
 import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
@@ -80,6 +81,8 @@ export class LocalFolder implements Destination {
   private readonly consentsRole: boolean;
   /** Part files older versions named differently, listed once while this destination is open. */
   private readonly legacyParts: LegacyParts;
+  /** The lstat calls of the commits' folder checks, shared by commits asking at the same moment. */
+  private readonly folderChecks = new FolderChecks();
 
   /** `root`: an absolute path (createLocalFolder resolves it). */
   constructor(
@@ -197,6 +200,7 @@ export class LocalFolder implements Destination {
         name: parts.at(-1)!,
       },
       this.legacyParts,
+      this.folderChecks,
       expect,
     );
   }

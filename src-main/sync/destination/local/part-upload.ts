@@ -8,11 +8,12 @@
 // - the set folder must still resolve to DEST's real path just before and just after the rename
 //   (a folder swapped for a link mid-download would take the verified file outside DEST): if not,
 //   commit throws EscapeError and the engine fails the file and checks its set again.
-import { close, constants, createReadStream, fstat, ftruncateSync, lstat, open, promises as fs, rename, writev, type Stats } from 'node:fs';
+import { close, constants, createReadStream, fstat, ftruncateSync, open, promises as fs, rename, writev, type Stats } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { EscapeError, type ExpectedBody, type ObjectInfo, type Upload } from '../destination';
 import { isFatalFsError, localFsError } from '../../local-errors';
+import type { FolderChecks } from './folder-checks';
 
 // Read and write: a resume hashes the held bytes through the same descriptor (never by path).
 const OPEN_PART = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
@@ -62,24 +63,14 @@ async function openPart(p: string): Promise<{ fd: number; held: number }> {
  * The first folder between `realRoot` and `realRoot/<dirParts>` that is not a real folder (a
  * symbolic link, or anything but a folder), as its path; null when all are real folders, or one
  * is gone (the rename then fails or makes it again, and the check after the rename judges).
- * The lstat calls run in parallel on the thread pool.
+ * Each folder by an lstat that starts after this call, shared with other commits asking at the
+ * same moment (folder-checks.ts); the folders are looked at in parallel.
  */
-function firstLinkedFolder(realRoot: string, dirParts: readonly string[]): Promise<string | null> {
-  if (dirParts.length === 0) return Promise.resolve(null);
+async function firstLinkedFolder(realRoot: string, dirParts: readonly string[], checks: FolderChecks): Promise<string | null> {
   const dirs = dirParts.map((_, i) => path.join(realRoot, ...dirParts.slice(0, i + 1)));
-  const bad = new Array<boolean>(dirs.length).fill(false);
-  return new Promise((resolve) => {
-    let left = dirs.length;
-    dirs.forEach((dir, i) => {
-      lstat(dir, (err, st) => {
-        bad[i] = !err && !st.isDirectory(); // a link is not a directory to lstat
-        if (--left === 0) {
-          const at = bad.indexOf(true);
-          resolve(at < 0 ? null : dirs[at]!);
-        }
-      });
-    });
-  });
+  const bad = await Promise.all(dirs.map((dir) => checks.notRealFolder(dir)));
+  const at = bad.indexOf(true);
+  return at < 0 ? null : dirs[at]!;
 }
 
 /** The resume key as older versions named the part file (`<file>-<sha256>`, before set ids were part of it). */
@@ -131,6 +122,7 @@ export class LocalUpload implements Upload {
 
   private constructor(
     private readonly paths: PartPaths,
+    private readonly checks: FolderChecks,
     fd: number,
     readonly held: number,
   ) {
@@ -138,7 +130,7 @@ export class LocalUpload implements Upload {
   }
 
   /** Opens (or resumes) the part file of `expect.resumeKey`; a part of the same download under its older name is taken over first. */
-  static async open(paths: PartPaths, legacyParts: LegacyParts, expect: ExpectedBody): Promise<LocalUpload> {
+  static async open(paths: PartPaths, legacyParts: LegacyParts, checks: FolderChecks, expect: ExpectedBody): Promise<LocalUpload> {
     await legacyParts.claim(expect.resumeKey, paths.partPath);
     let part: { fd: number; held: number };
     try {
@@ -146,7 +138,7 @@ export class LocalUpload implements Upload {
     } catch (e) {
       throw isFatalFsError(e) ? localFsError(e, `open ${paths.partPath}`) : e;
     }
-    return new LocalUpload(paths, part.fd, part.held);
+    return new LocalUpload(paths, checks, part.fd, part.held);
   }
 
   private get open(): number {
@@ -264,7 +256,7 @@ export class LocalUpload implements Upload {
   /** Where the final file's folder really leads when a folder on its way is a link (or not a folder); null when all are real folders. */
   private async folderOutside(): Promise<string | null> {
     const { realRoot, dirParts } = this.paths;
-    const linked = await firstLinkedFolder(realRoot, dirParts);
+    const linked = await firstLinkedFolder(realRoot, dirParts, this.checks);
     if (linked === null) return null;
     // Rare (only when refusing): where the link leads, for the message (the folders below it may not be there).
     const below = dirParts.slice(path.relative(realRoot, linked).split(path.sep).length);
