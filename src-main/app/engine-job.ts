@@ -3,19 +3,14 @@
 // steps side by side; they live here once: the free-space hold around the engine's events, the
 // run itself, and the folder's notes after it.
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
-import type { Destination } from '../sync/destination/destination';
-import type { ControllablePauseGate } from '../sync/engine';
+import type { ControllablePauseGate, EngineDeps } from '../sync/engine';
 import { recordRunNotes } from './dataset-card';
 import { SpaceCheck, SpaceHold, type Shortfall } from './space-check';
 
 /** The destinations of a bucket dataset's run (absent: the engine opens the folders of `options`). */
-export interface RunDestinations {
-  destination?: Destination;
-  consents?: Destination;
-  withdrawn?: Destination;
-}
+export type RunDestinations = Pick<EngineDeps, 'destination' | 'consents' | 'withdrawn'>;
 
-/** runSync or runRepair as the app calls them. */
+/** runSync or runRepair as the app calls them (SyncControllerDeps lets tests inject one). */
 export type EngineRun = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: ControllablePauseGate } & RunDestinations) => Promise<SyncSummary>;
 
 export interface EngineJob {

@@ -9,13 +9,13 @@ import type { ResourceLimits } from 'node:worker_threads';
 import { consentMissingWords } from '../../src-shared/consent-words';
 import type { EventChannel, EventChannels, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SettingsStore } from '../settings/settings-store';
-import { createPauseGate, runSync as engineRunSync, type ControllablePauseGate, type PauseGate } from '../sync/engine';
+import { createPauseGate, runSync as engineRunSync, type ControllablePauseGate } from '../sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
 import { readHistory as engineReadHistory } from '../sync/state/history';
 import { runRepair as engineRunRepair } from '../sync/repair';
 import { AppError } from './app-error';
 import { readFreeBytes } from './dataset-card';
-import { runEngineJob, type RunDestinations } from './engine-job';
+import { runEngineJob, type EngineRun } from './engine-job';
 import type { Shortfall } from './space-check';
 import { datasetHistory, type BucketLocations, type BucketRun } from './bucket-locations';
 import type { ConnectionManager } from './connection';
@@ -24,8 +24,8 @@ import { createEventBatcher, DEFAULT_BATCH_INTERVAL_MS } from './event-batcher';
 import type { BucketRecipe } from './engine-thread/messages';
 import { workerJob, type WorkerJob } from './engine-thread/worker-job';
 
-/** What a run gets besides its options: the pause gate, and for a bucket dataset the destination opened with its secret. */
-type SyncJob = (options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: { gate: PauseGate } & RunDestinations) => Promise<SyncSummary>;
+/** What a run gets besides its options: the pause gate, and for a bucket dataset the destinations opened with its secret. */
+type SyncJob = EngineRun;
 
 /** A bucket dataset's destinations for one run: opened here (for a job in this thread), or what the engine thread opens them from. */
 type RunBucket = { opened: BucketRun } | { recipe: BucketRecipe };
