@@ -111,10 +111,12 @@ export async function dropUnhealedEntries(dest: Destination, state: RunState, se
 
 /** Above this share of the known sets, one scan of every recorded file's row costs less than a record read per set. */
 const SCAN_SHARE = 0.25;
+/** Below this many sets a record read per set is cheap whatever the share. */
+const SCAN_MIN_SETS = 256;
 
 /** What the engine expects of the files of the sets `ids`: the lean rows of one scan when they are many (a first sync: all), else each set's record. */
 function* recordedFilesOf(state: RunState, ids: ReadonlySet<number>): Generator<ExpectedObject> {
-  if (ids.size >= 256 && ids.size >= state.store.count() * SCAN_SHARE) {
+  if (ids.size >= SCAN_MIN_SETS && ids.size >= state.store.count() * SCAN_SHARE) {
     for (const f of state.store.recordedFiles()) if (ids.has(setIdOfKey(f.key))) yield f;
     return;
   }

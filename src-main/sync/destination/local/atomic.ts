@@ -41,8 +41,8 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
  * 2), returning the written file's Stats: every call on the thread pool (issue 21: no
  * synchronous call per file on the event loop). The mode is set with fchmod before the rename
  * when the umask masked it at creation (the umask only takes bits away, so the file is never
- * looser than asked meanwhile); size and mtime come from fstat before close (the rename and fchmod keep them), so the
- * caller needs no lstat of the target. A temp file + rename is the only atomic way Node offers:
+ * looser than asked meanwhile); size and mtime come from fstat before close (the rename and
+ * fchmod keep them), so the caller needs no lstat of the target. A temp file + rename is the only atomic way Node offers:
  * O_TMPFILE + linkat(2) would spare the temp name, but Node exposes neither linkat nor /proc
  * links without a native module.
  */
