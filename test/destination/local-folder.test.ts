@@ -93,8 +93,8 @@ describe('LocalFolder: uploads', () => {
   });
 
   it.each([
-    ['a small body (synchronous calls)', 64 * 1024 + 3],
-    ['a large body (asynchronous calls)', 2 * 1024 * 1024 + 5],
+    ['a small body (held in memory, set aside in the part file at close)', 64 * 1024 + 3],
+    ['a large body (a part file from the first byte)', 2 * 1024 * 1024 + 5],
   ])('%s: held bytes survive close and reopen, readHeld yields them, restart drops them', async (_what, size) => {
     const body = Buffer.alloc(size, 7);
     body.write('start', 0);
@@ -116,6 +116,31 @@ describe('LocalFolder: uploads', () => {
     const info = await again.commit();
     expect(info.size).toBe(size);
     expect(sha(await readAll(folder, 'sets/1/a.bin'))).toBe(sha(body));
+  });
+
+  it('a small body is written whole at commit: no part file or temp file at any moment, the stamp is the file\'s mtime', async () => {
+    const body = Buffer.alloc(10_000, 5);
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const u = await upload('sets/1/a.bin', body);
+    const partial = path.join(dest, '.dataset-sync', 'partial');
+    const tmp = path.join(dest, '.dataset-sync', 'tmp');
+    expect(await fs.readdir(partial)).toEqual([]);
+    const info = await u.commit();
+    await u.close();
+    const st = await fs.lstat(path.join(dest, 'sets', '1', 'a.bin'));
+    expect(info).toEqual({ key: 'sets/1/a.bin', size: body.length, stamp: String(st.mtimeMs) });
+    expect(sha(await readAll(folder, 'sets/1/a.bin'))).toBe(sha(body));
+    expect(await fs.readdir(partial)).toEqual([]);
+    expect(await fs.readdir(tmp)).toEqual([]);
+  });
+
+  it('a small body whose set folder was deleted mid-sync: the folder is made again', async () => {
+    const body = Buffer.from('small and late');
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const u = await upload('sets/1/a.bin', body);
+    await fs.rm(path.join(dest, 'sets', '1'), { recursive: true });
+    await u.commit();
+    expect((await readAll(folder, 'sets/1/a.bin')).toString()).toBe('small and late');
   });
 
   it('discard removes the held bytes; close keeps them', async () => {

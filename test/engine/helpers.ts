@@ -62,10 +62,15 @@ export async function sync(
   svc: Service,
   dest: string,
   extra: Partial<SyncOptions> = {},
+  /** Sees each event as it comes (the result lists them all at the end). */
+  onEvent?: (e: SyncEvent) => void,
 ): Promise<{ summary: SyncSummary; events: SyncEvent[] }> {
   const events: SyncEvent[] = [];
   const { apiKey, collectionId } = mainCollection(svc);
-  const summary = await runSync({ baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING, ...extra }, (e) => events.push(e));
+  const summary = await runSync({ baseUrl: svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING, ...extra }, (e) => {
+    events.push(e);
+    onEvent?.(e);
+  });
   return { summary, events };
 }
 

@@ -280,13 +280,15 @@ describe('cancellation', () => {
     try {
       await svc.admin.addFault({ path: '^/files/' }, { type: 'stall', afterBytes: 4096, ms: 20_000 });
       const controller = new AbortController();
-      const first = sync(svc, dest, { signal: controller.signal, tuning: { retryBaseMs: 20, stallTimeoutMs: 30_000 } });
+      // Aborted once bytes arrived (small files are held in memory until their commit, and set
+      // aside in their part files when the attempt ends without one).
+      let receiving!: () => void;
+      const received = new Promise<void>((resolve) => (receiving = resolve));
+      const first = sync(svc, dest, { signal: controller.signal, tuning: { retryBaseMs: 20, stallTimeoutMs: 30_000 } }, (e) => {
+        if (e.type === 'progress' && e.bytesDone > 0) receiving();
+      });
       const partial = path.join(dest, '.dataset-sync', 'partial');
-      for (let i = 0; i < 200; i++) {
-        const held = await listFiles(partial);
-        if (held.length > 0) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await received;
       controller.abort();
       const { summary } = await first;
       await svc.admin.clearFaults();

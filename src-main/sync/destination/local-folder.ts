@@ -46,7 +46,9 @@ import {
 } from './local/folder-files';
 import { FolderChecks } from './local/folder-checks';
 import { acquireLock } from './local/lock';
-import { LegacyParts, LocalUpload } from './local/part-upload';
+import { fileWriter } from './local/file-writer';
+import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './local/memory-upload';
+import { HeldParts, LocalUpload } from './local/part-upload';
 import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
 import { partialDir, scratchDir, STATE_DIR } from '../layout';
 
@@ -79,8 +81,8 @@ export class LocalFolder implements Destination {
    */
   private readonly madeDirs = new Set<string>();
   private readonly consentsRole: boolean;
-  /** Part files older versions named differently, listed once while this destination is open. */
-  private readonly legacyParts: LegacyParts;
+  /** The part files in partial/, listed once while this destination is open. */
+  private readonly heldParts: HeldParts;
   /** The lstat calls of the commits' folder checks, shared by commits asking at the same moment. */
   private readonly folderChecks = new FolderChecks();
 
@@ -92,7 +94,7 @@ export class LocalFolder implements Destination {
     this.label = root;
     this.consentsRole = options.consentsRole === true;
     this.stateDir = path.join(root, STATE_DIR);
-    this.legacyParts = new LegacyParts(partialDir(root));
+    this.heldParts = new HeldParts(partialDir(root));
     this.capabilities = { freeSpace: true, localRoot: root, checksSha256: false };
   }
 
@@ -187,22 +189,26 @@ export class LocalFolder implements Destination {
     return copyThenRemove(this, key, target, targetKey);
   }
 
+  /**
+   * A part file in partial/ (LocalUpload), or for a small download without one, the bytes in
+   * memory written whole at commit by the file writer thread (MemoryUpload: issue #21).
+   */
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {
     checkKey(key);
     if (!RESUME_KEY.test(expect.resumeKey)) throw new DestinationError('bad_key', `The resume key ${JSON.stringify(expect.resumeKey)} cannot name a part file.`);
     const parts = key.split('/');
-    return LocalUpload.open(
-      {
-        key,
-        partPath: path.join(partialDir(this.root), `${expect.resumeKey}.part`),
-        realRoot: await this.realRootNow(),
-        dirParts: parts.slice(0, -1),
-        name: parts.at(-1)!,
-      },
-      this.legacyParts,
-      this.folderChecks,
-      expect,
-    );
+    const where = {
+      key,
+      partPath: path.join(partialDir(this.root), `${expect.resumeKey}.part`),
+      realRoot: await this.realRootNow(),
+      dirParts: parts.slice(0, -1),
+      name: parts.at(-1)!,
+    };
+    const writer = expect.size <= MEMORY_UPLOAD_MAX_BYTES ? fileWriter() : null;
+    if (writer !== null && !(await this.heldParts.has(expect.resumeKey))) {
+      return new MemoryUpload({ ...where, tmpDir: scratchDir(this.root), resumeKey: expect.resumeKey }, writer, this.heldParts);
+    }
+    return LocalUpload.open(where, this.heldParts, this.folderChecks, expect);
   }
 
   async verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { close, fchmod, fstat, open, promises as fs, rename, write, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
+import { fileWriter } from './file-writer';
 
 /**
  * The number in the next temp name: a counter (a random draw per temp file cost a
@@ -36,21 +37,34 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
   }
 }
 
+/** What a small atomic write wrote: size and mtime (fstat before close; the rename keeps them). */
+export interface WrittenFile {
+  size: number;
+  mtimeMs: number;
+}
+
 /**
  * The same contract for small files written in bulk (set.json, consent records: bench scenario
- * 2), returning the written file's Stats: every call on the thread pool (issue 21: no
- * synchronous call per file on the event loop). The mode is set with fchmod before the rename
- * when the umask masked it at creation (the umask only takes bits away, so the file is never
- * looser than asked meanwhile); size and mtime come from fstat before close (the rename and
- * fchmod keep them), so the caller needs no lstat of the target. A temp file + rename is the only atomic way Node offers:
+ * 2), returning what was written: the whole write (temp file opened 'wx', write, fstat, fchmod
+ * when the umask masked the mode, close, rename) is one message to the file writer thread
+ * (file-writer.ts; issue 21: no synchronous call per file on the event loop, and no thread-pool
+ * hop per call), or where no worker thread can start, one call after the other on the thread
+ * pool. The mode is set before the rename (the umask only takes bits away, so the file is never
+ * looser than asked meanwhile). A temp file + rename is the only atomic way Node offers:
  * O_TMPFILE + linkat(2) would spare the temp name, but Node exposes neither linkat nor /proc
  * links without a native module.
  */
-export async function writeSmallFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<Stats> {
+export async function writeSmallFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<WrittenFile> {
   const tmp = tempPathFor(target, tmpDir);
+  const writer = fileWriter();
+  if (writer !== null) {
+    // The caller keeps its Buffer: sent as a copy.
+    const result = await writer.put({ tmp, target, data, mode, folders: [], makeFolder: false });
+    if ('linked' in result) throw new Error(`unexpected folder check for ${target}`); // no folders asked
+    return result;
+  }
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
   try {
-    // 'wx': the temp name is fresh; never write through something planted under it.
     // The callback API on a bare descriptor: no FileHandle object (and its GC tracking) per file.
     const fd = await fdIo.open(tmp, 'wx', mode);
     let st: Stats;

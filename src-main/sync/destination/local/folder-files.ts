@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
-import { tempPathFor, writeFileAtomic, writeSmallFileAtomic } from './atomic';
+import { tempPathFor, writeFileAtomic, writeSmallFileAtomic, type WrittenFile } from './atomic';
 import { ensureRealDir } from './safe-dirs';
 import { NotRegularFileError, openRegularFile, readRegularFileSync } from './regular-file';
 
@@ -226,7 +226,7 @@ export async function writeAtomicFile(
   body: string | Buffer | AsyncIterable<string | Buffer>,
   mode: number,
   tmpDir: string,
-): Promise<Stats> {
+): Promise<WrittenFile> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     if (bytes <= SMALL_WRITE_MAX_BYTES) {

@@ -79,29 +79,45 @@ function legacyResumeKey(resumeKey: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** A part file as older versions named it: `<file>-<sha256>.part` (today's names start with the set id). */
-const LEGACY_PART = /^\d+-[0-9a-f]{64}\.part$/;
-
 /**
- * The part files of older versions in the partial folder, listed once per destination opened
- * (one readdir per sync) rather than probed with a rename that fails for nearly every file.
+ * The part files in the partial folder, listed once per destination opened (one readdir per
+ * sync): older versions' names are taken over from the listing rather than probed with a rename
+ * that fails for nearly every file, and a small download with no part file is held in memory
+ * (memory-upload.ts) without a call to look for one. Only this sync (it holds the lock) adds
+ * part files meanwhile: a LocalUpload's own, and a MemoryUpload's set aside (add).
  */
-export class LegacyParts {
+export class HeldParts {
   private names: Promise<Set<string>> | undefined;
 
   constructor(private readonly partialDir: string) {}
+
+  /** Whether the listing had a part file of this download, under today's name or the older one. */
+  async has(resumeKey: string): Promise<boolean> {
+    const names = await this.listing();
+    const legacy = legacyResumeKey(resumeKey);
+    return names.has(`${resumeKey}.part`) || (legacy !== null && names.has(`${legacy}.part`));
+  }
+
+  /** A part file this sync wrote after the listing (a small download's bytes set aside by MemoryUpload.close). */
+  async add(resumeKey: string): Promise<void> {
+    (await this.listing()).add(`${resumeKey}.part`);
+  }
 
   /** Moves the older part file of this download, if the listing had one, to `part` (rename is atomic: of two transfers that could use it, one gets it). */
   async claim(resumeKey: string, part: string): Promise<void> {
     const legacy = legacyResumeKey(resumeKey);
     if (legacy === null) return;
+    const name = `${legacy}.part`;
+    if (!(await this.listing()).delete(name)) return;
+    await fs.rename(path.join(this.partialDir, name), part).catch(() => undefined); // gone meanwhile: no resume from it
+  }
+
+  private listing(): Promise<Set<string>> {
     this.names ??= fs.readdir(this.partialDir).then(
-      (names) => new Set(names.filter((n) => LEGACY_PART.test(n))),
+      (names) => new Set(names.filter((n) => n.endsWith('.part'))),
       () => new Set<string>(),
     );
-    const name = `${legacy}.part`;
-    if (!(await this.names).delete(name)) return;
-    await fs.rename(path.join(this.partialDir, name), part).catch(() => undefined); // gone meanwhile: no resume from it
+    return this.names;
   }
 }
 
@@ -130,8 +146,8 @@ export class LocalUpload implements Upload {
   }
 
   /** Opens (or resumes) the part file of `expect.resumeKey`; a part of the same download under its older name is taken over first. */
-  static async open(paths: PartPaths, legacyParts: LegacyParts, checks: FolderChecks, expect: ExpectedBody): Promise<LocalUpload> {
-    await legacyParts.claim(expect.resumeKey, paths.partPath);
+  static async open(paths: PartPaths, heldParts: HeldParts, checks: FolderChecks, expect: ExpectedBody): Promise<LocalUpload> {
+    await heldParts.claim(expect.resumeKey, paths.partPath);
     let part: { fd: number; held: number };
     try {
       part = await openPart(paths.partPath);
@@ -216,9 +232,7 @@ export class LocalUpload implements Upload {
     const finalPath = path.join(dir, name);
     // The close and the check run side by side on the thread pool (rename needs neither order).
     const [before] = await Promise.all([this.folderOutside(), io.close(fd).catch(() => undefined)]);
-    if (before !== null) {
-      throw new EscapeError(`its folder no longer resolves inside DEST (it leads to ${before}); not moved into place, the verified bytes stay in the partial folder`);
-    }
+    if (before !== null) throw linkedBeforeRename(before, 'the verified bytes stay in the partial folder');
     try {
       try {
         await io.rename(partPath, finalPath);
@@ -233,11 +247,7 @@ export class LocalUpload implements Upload {
     }
     // Checked again after the fact: the folder may have been swapped between the check and the rename.
     const after = await this.folderOutside();
-    if (after !== null) {
-      throw new EscapeError(
-        `its folder was replaced by a link while the file was moved into place; the file ended up at ${path.join(after, name)}, outside DEST, and is not listed`,
-      );
-    }
+    if (after !== null) throw linkedAfterRename(path.join(after, name));
     // rename keeps the mtime that fstat saw just before the part file was closed.
     return { key: this.paths.key, size: st.size, stamp: String(st.mtimeMs) };
   }
@@ -253,15 +263,33 @@ export class LocalUpload implements Upload {
     await fs.rm(this.paths.partPath, { force: true });
   }
 
-  /** Where the final file's folder really leads when a folder on its way is a link (or not a folder); null when all are real folders. */
-  private async folderOutside(): Promise<string | null> {
-    const { realRoot, dirParts } = this.paths;
-    const linked = await firstLinkedFolder(realRoot, dirParts, this.checks);
-    if (linked === null) return null;
-    // Rare (only when refusing): where the link leads, for the message (the folders below it may not be there).
-    const below = dirParts.slice(path.relative(realRoot, linked).split(path.sep).length);
-    return path.join(await fs.realpath(linked).catch(() => linked), ...below);
+  private folderOutside(): Promise<string | null> {
+    return folderOutside(this.paths, this.checks);
   }
+}
+
+/** Where the final file's folder really leads when a folder on its way is a link (or not a folder); null when all are real folders. */
+async function folderOutside(paths: Pick<PartPaths, 'realRoot' | 'dirParts'>, checks: FolderChecks): Promise<string | null> {
+  const linked = await firstLinkedFolder(paths.realRoot, paths.dirParts, checks);
+  return linked === null ? null : whereLinkLeads(paths, linked);
+}
+
+/** Where the folder `linked` (one of the key's folders) and the folders below it on the key's way lead, for the message. */
+export async function whereLinkLeads(paths: Pick<PartPaths, 'realRoot' | 'dirParts'>, linked: string): Promise<string> {
+  const { realRoot, dirParts } = paths;
+  // Rare (only when refusing): where the link leads (the folders below it may not be there).
+  const below = dirParts.slice(path.relative(realRoot, linked).split(path.sep).length);
+  return path.join(await fs.realpath(linked).catch(() => linked), ...below);
+}
+
+/** The commit found a folder of the key's way linked before the rename (`leadsTo`: where it leads); `kept`: what became of the verified bytes. */
+export function linkedBeforeRename(leadsTo: string, kept: string): EscapeError {
+  return new EscapeError(`its folder no longer resolves inside DEST (it leads to ${leadsTo}); not moved into place, ${kept}`);
+}
+
+/** The commit found a folder of the key's way linked after the rename: the file went to `landedAt`, outside DEST. */
+export function linkedAfterRename(landedAt: string): EscapeError {
+  return new EscapeError(`its folder was replaced by a link while the file was moved into place; the file ended up at ${landedAt}, outside DEST, and is not listed`);
 }
 
 /** A short write (rare on regular files): the unwritten tail of `bufs`. */
