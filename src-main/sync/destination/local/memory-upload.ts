@@ -14,7 +14,10 @@ import { tempPathFor } from './atomic';
 import type { FileWriter } from './file-writer';
 import { linkedAfterRename, linkedBeforeRename, whereLinkLeads, type HeldParts, type PartPaths } from './part-upload';
 
-/** Downloads up to this size are held in memory (four at a time by default: 1 MiB, bounded by the transfer concurrency). */
+/**
+ * Downloads up to this size are held in memory: at most 4 MiB at the default concurrency (16 small
+ * files in flight over HTTP/1.1, sync-pools.ts), 8 MiB over HTTP/2.
+ */
 export const MEMORY_UPLOAD_MAX_BYTES = 256 * 1024;
 
 export class MemoryUpload implements Upload {
