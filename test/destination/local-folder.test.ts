@@ -385,3 +385,31 @@ describe('LocalFolder: the disk check over many files (batched lstat on the thre
     ]);
   });
 });
+
+describe('LocalFolder without the file writer thread (DATASET_SYNC_FILE_WRITER=off)', () => {
+  beforeEach(() => {
+    process.env.DATASET_SYNC_FILE_WRITER = 'off';
+  });
+  afterEach(() => {
+    delete process.env.DATASET_SYNC_FILE_WRITER;
+  });
+
+  it('a small body goes through its part file, and small atomic writes get their exact mode under umask 077', async () => {
+    const body = Buffer.from('small, on the thread pool');
+    const u = await upload('sets/1/a.bin', body);
+    // The part file holds the bytes before the commit: this is the part-file path, not the writer's.
+    expect((await fs.stat(partPath(`1-2-${sha(body)}`))).size).toBe(body.length);
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    const info = await u.commit();
+    expect(info.size).toBe(body.length);
+    expect((await readAll(folder, 'sets/1/a.bin')).toString()).toBe('small, on the thread pool');
+    const old = process.umask(0o077);
+    try {
+      const written = await folder.writeAtomic('sets/1/public.json', '{"a":1}\n');
+      expect(written.stamp).toBe(String((await fs.lstat(path.join(dest, 'sets', '1', 'public.json'))).mtimeMs));
+    } finally {
+      process.umask(old);
+    }
+    expect((await fs.stat(path.join(dest, 'sets', '1', 'public.json'))).mode & 0o777).toBe(0o644);
+  });
+});

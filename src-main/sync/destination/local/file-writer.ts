@@ -165,8 +165,13 @@ function errnoError(e: WireError): NodeJS.ErrnoException {
 let shared: FileWriter | undefined;
 let unavailable = false;
 
-/** The process's writer, started on first use; null where no worker thread can start (callers then use the thread pool). */
+/**
+ * The process's writer, started on first use; null where no worker thread can start, or when
+ * DATASET_SYNC_FILE_WRITER=off (tests of the other path, before/after measurements): callers then
+ * use part files and the thread pool.
+ */
 export function fileWriter(): FileWriter | null {
+  if (process.env.DATASET_SYNC_FILE_WRITER === 'off') return null;
   if (shared !== undefined) return shared;
   if (unavailable) return null;
   const started = FileWriter.start();
