@@ -13,7 +13,12 @@ export async function writeConsent(consents: Destination, consentId: number, rec
   await consents.writeAtomic(`${consentId}.json`, JSON.stringify(record, null, 2) + '\n', { private: true });
 }
 
-/** A record under its final name was written whole: nothing to fetch. */
+/**
+ * A record under its final name was written whole: nothing to fetch. A consents destination
+ * found empty when prepared holds only what was written since: taken as not stored without
+ * asking (at worst a record is fetched and written again, the same bytes).
+ */
 export async function consentStored(consents: Destination, consentId: number): Promise<boolean> {
+  if (consents.foundEmpty === true) return false;
   return (await consents.stat(`${consentId}.json`)) !== null;
 }

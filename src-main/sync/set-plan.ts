@@ -15,7 +15,7 @@ import { failureCode } from './failure-code';
 import { withRetry } from './retry';
 import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
-import type { LocalBytes } from './destination/destination';
+import { EscapeError, type LocalBytes } from './destination/destination';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
@@ -132,9 +132,6 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   // of the bytes on disk).
   ctx.accounting.setsQueuing++;
   try {
-    await writeSetJson(ctx.dest, set).catch((e) => {
-      throw localFsError(e, `write set.json of set ${set.id}`);
-    });
     await planFiles(ctx, set, pools);
   } finally {
     ctx.accounting.setsQueuing--;
@@ -142,8 +139,35 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   return { accepted: true };
 }
 
+/**
+ * Writes set.json as a step of the set: the walk does not wait for it (a round trip to the file
+ * writer per set would pace the walk, issue 21), the set's files do (its folder is where they are
+ * committed). Resolves true once written; false when it failed (recorded as the set's failure, or
+ * the end of the sync when the disk failed).
+ */
+function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
+  sp.outstanding++;
+  return writeSetJson(ctx.dest, sp.set).then(
+    () => {
+      stepDone(ctx, sp);
+      return true;
+    },
+    (e: unknown) => {
+      const err = localFsError(e, `write set.json of set ${sp.set.id}`);
+      if (!ctx.endsSync(err)) {
+        // A set folder leading out of DEST fails this set only (its entries are checked again at the end).
+        if (err instanceof EscapeError) ctx.escaped.add(sp.set.id);
+        sp.failures.push({ reason: `set.json of set ${sp.set.id}: ${err.message}`, code: failureCode(err) });
+      }
+      stepDone(ctx, sp);
+      return false;
+    },
+  );
+}
+
 async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
   const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [], queuedBytes: 0 };
+  const folderReady = startSetJson(ctx, sp);
   recordParticipants(ctx.state, sp.local, set); // participants.csv is written from the records
   const refs = participantRefs(set);
   const names = new Set<string>();
@@ -190,7 +214,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       acc.filesQueuing++;
       // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
-      await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs), transferCost(file.size_bytes, pools.perSlot));
+      await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs, folderReady), transferCost(file.size_bytes, pools.perSlot));
     }
   } finally {
     acc.bytesQueuing -= sp.queuedBytes;
@@ -204,8 +228,6 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       sp.failures.push({ reason: `consent id ${ref.id} is not a positive integer`, code: 'bad_listing' });
       continue;
     }
-    // A record under its final name was written whole (temp file + rename): nothing to fetch.
-    if (await consentStored(ctx.consents, ref.id)) continue;
     sp.outstanding++;
     await pools.consents.push(() => consentTask(ctx, sp, ref));
   }
@@ -247,13 +269,20 @@ function resumeKeyOf(setId: number, fileId: number, sha256: string): string {
   return `${setId}-${fileId}-${sha256}`;
 }
 
-async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string): Promise<void> {
+async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string, folderReady: Promise<boolean>): Promise<void> {
   const set = sp.set;
   const acc = ctx.accounting;
   /** A bucket's verified bytes kept for the media check: handed to it, else released here. */
   let local: LocalBytes | undefined;
   try {
     if (ctx.signal.aborted) return;
+    if (!(await folderReady)) {
+      // set.json could not be written (its failure is the set's): nothing of the set is fetched.
+      if (ctx.signal.aborted) return;
+      acc.filesDone++;
+      fileFailed(ctx, sp, file, rel, `not downloaded: set.json of set ${set.id} could not be written`, sp.failures[0]?.code ?? 'storage');
+      return;
+    }
     const known = sp.local.files[rel];
     const adopted = known?.sha256 === file.sha256 || !known ? await adoptExisting(ctx, rel, file) : null;
     let stamp: string;
@@ -310,6 +339,9 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
 async function consentTask(ctx: RunContext, sp: SetProgress, ref: ConsentRef): Promise<void> {
   try {
     if (ctx.signal.aborted) return;
+    // A record under its final name was written whole (temp file + rename): nothing to fetch.
+    // Asked here, in the consents' own pool, so the walk never waits on the consents folder.
+    if (await consentStored(ctx.consents, ref.id)) return;
     const record = await withRetry(ctx.policy, () => ctx.client.getConsent(ref.url, ctx.signal), { signal: ctx.signal });
     if (record.id !== ref.id) throw new ApiError('malformed', `consent ${ref.id}: the service returned consent ${record.id}`);
     await writeConsent(ctx.consents, ref.id, record).catch((e) => {

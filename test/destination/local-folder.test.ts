@@ -335,6 +335,23 @@ describe('LocalFolder in its consents role', () => {
     expect(await fs.readdir(consents.label)).toEqual(['7.json']);
   });
 
+  it('says whether prepare found it holding no record (a first sync then asks for none before fetching)', async () => {
+    const dir = path.join(work, 'found-empty');
+    const prepared = async () => {
+      const consents = createLocalFolder(dir, { consents: { dataset: dest } });
+      await consents.prepare();
+      return consents;
+    };
+    expect((await prepared()).foundEmpty).toBe(true); // made now
+    // Only a dead writer's temp file (removed by prepare): still nothing on record.
+    await fs.writeFile(path.join(dir, '.3.json.999999-0000abcd.tmp'), '{}', { mode: 0o600 });
+    const again = await prepared();
+    expect(again.foundEmpty).toBe(true);
+    await again.writeAtomic('3.json', '{"id":3}\n');
+    expect((await prepared()).foundEmpty).toBe(false);
+    expect(createLocalFolder(dest).foundEmpty).toBe(false); // a dataset folder never claims it
+  });
+
   it('warns about an existing folder others can list, and keeps its mode', async () => {
     const dir = path.join(work, 'shared');
     await fs.mkdir(dir, { mode: 0o755 });

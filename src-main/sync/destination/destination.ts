@@ -166,6 +166,13 @@ export interface Destination {
   prepare(): Promise<string[]>;
   /** One sync per destination at a time; throws DestinationError('locked') naming the holder. */
   lock(): Promise<DestinationLock>;
+  /**
+   * Optional: true when prepare() found the destination holding no object (a consents folder made
+   * by this sync, or empty): an object there now was written since, by this sync or another one
+   * sharing the destination. The engine then takes a consent record as not stored without asking
+   * (consents.ts), which at worst fetches and writes a record again. Absent or false: ask stat().
+   */
+  readonly foundEmpty?: boolean;
 
   /** The object at `key`, or null when there is none (a folder: a link or anything but a regular file is `changed`, see stat's contract in local-folder.ts). */
   stat(key: string): Promise<ObjectInfo | null>;

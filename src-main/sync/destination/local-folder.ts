@@ -46,10 +46,11 @@ import {
 } from './local/folder-files';
 import { FolderChecks } from './local/folder-checks';
 import { acquireLock } from './local/lock';
-import { fileWriter } from './local/file-writer';
+import { fileWriter, type FileWriter } from './local/file-writer';
+import { tempPathFor } from './local/atomic';
 import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './local/memory-upload';
-import { HeldParts, LocalUpload } from './local/part-upload';
-import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir } from './local/safe-dirs';
+import { HeldParts, linkedAfterRename, LocalUpload, whereLinkLeads } from './local/part-upload';
+import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir, unsafeFolderError } from './local/safe-dirs';
 import { partialDir, scratchDir, STATE_DIR } from '../layout';
 
 export { LINKED_STAMP, NOT_REGULAR_STAMP } from './local/folder-files';
@@ -85,6 +86,8 @@ export class LocalFolder implements Destination {
   private readonly heldParts: HeldParts;
   /** The lstat calls of the commits' folder checks, shared by commits asking at the same moment. */
   private readonly folderChecks = new FolderChecks();
+  /** Set by a consents folder's prepare (see foundEmpty). */
+  private emptyWhenPrepared = false;
 
   /** `root`: an absolute path (createLocalFolder resolves it). */
   constructor(
@@ -100,12 +103,22 @@ export class LocalFolder implements Destination {
 
   async prepare(): Promise<string[]> {
     if (this.consentsRole) {
-      const warning = await ensureConsentsDir(this.root);
+      const { warning, empty } = await ensureConsentsDir(this.root);
       this.realRoot = this.root;
+      this.emptyWhenPrepared = empty;
       return warning ? [warning] : [];
     }
     this.realRoot = await prepareDatasetFolder(this.root);
     return [];
+  }
+
+  /**
+   * A consents folder that held nothing but temp files when prepared (its prepare lists every
+   * name anyway, to remove a killed sync's temp files): a first sync asks for no record before
+   * fetching it (2 thread-pool calls per set saved). Always false for a dataset folder.
+   */
+  get foundEmpty(): boolean {
+    return this.emptyWhenPrepared;
   }
 
   /** Takes DEST/.dataset-sync/lock (lock.ts), then empties tmp/ (temp files a killed sync left behind). */
@@ -153,13 +166,41 @@ export class LocalFolder implements Destination {
 
   async writeAtomic(key: string, body: string | Buffer | AsyncIterable<string | Buffer>, options: { private?: boolean } = {}): Promise<ObjectInfo> {
     checkKey(key);
-    await this.ensureParent(key);
     const mode = this.consentsRole || options.private === true ? 0o600 : 0o644;
+    if (!this.consentsRole && key.includes('/') && (typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) <= MEMORY_UPLOAD_MAX_BYTES) {
+      const writer = fileWriter();
+      if (writer !== null) return this.writeSmallInFolder(writer, key, body, mode);
+    }
+    await this.ensureParent(key);
     // Temp files of the dataset go to .dataset-sync/tmp (a crash leaves no debris in sets/); a
     // consent record's beside it, where a later prepare finds it by its writer's pid.
     const tmpDir = this.consentsRole ? this.root : scratchDir(this.root);
     const st = await writeAtomicFile(keyPath(this.root, key), body, mode, tmpDir);
     return { key, size: st.size, stamp: String(st.mtimeMs) };
+  }
+
+  /**
+   * A small object in a key folder (a set's set.json): the folder is made, checked and the object
+   * written in one message to the file writer thread, as a small download's commit is
+   * (memory-upload.ts): each folder of the key lstat-checked before and after the rename (a link
+   * found before refuses the write; after, the object went through it and the write fails), the
+   * key's own folder made when the rename finds it missing. No thread-pool call per set.
+   */
+  private async writeSmallInFolder(writer: FileWriter, key: string, body: string | Buffer, mode: number): Promise<ObjectInfo> {
+    const realRoot = await this.realRootNow();
+    const parts = key.split('/');
+    const dirParts = parts.slice(0, -1);
+    const folders = dirParts.map((_, i) => path.join(realRoot, ...dirParts.slice(0, i + 1)));
+    const target = path.join(realRoot, ...parts);
+    const result = await writer.put({ tmp: tempPathFor(target, scratchDir(this.root)), target, data: body, mode, folders, makeFolder: true });
+    if ('linked' in result) {
+      // Found before: refused as ensureRealDir refuses it (the sync stops naming it). Found after
+      // the rename (swapped meanwhile): the object went through the link, and this write fails.
+      if (result.when === 'before') throw await unsafeFolderError(result.linked);
+      throw linkedAfterRename(path.join(await whereLinkLeads({ realRoot, dirParts }, result.linked), parts.at(-1)!));
+    }
+    if (result.madeFolder) this.rememberMade(path.dirname(keyPath(this.root, key)));
+    return { key, size: result.size, stamp: String(result.mtimeMs) };
   }
 
   /** The dataset's index files grow by appended rows (dataset.ts): a copy of the file (a reflink where the file system has them) plus the tail, then rename. */
@@ -253,10 +294,12 @@ export class LocalFolder implements Destination {
       return;
     }
     const upper = await ensureRealDir(this.root, parts.slice(0, -1).join('/'), this.checkedDirs);
-    await ensureRealDir(upper, parts.at(-1)!, undefined, (dir) => {
-      this.madeDirs.add(dir);
-      if (this.madeDirs.size > MADE_DIRS_KEPT) this.madeDirs.delete(this.madeDirs.values().next().value!);
-    });
+    await ensureRealDir(upper, parts.at(-1)!, undefined, (dir) => this.rememberMade(dir));
+  }
+
+  private rememberMade(dir: string): void {
+    this.madeDirs.add(dir);
+    if (this.madeDirs.size > MADE_DIRS_KEPT) this.madeDirs.delete(this.madeDirs.values().next().value!);
   }
 }
 

@@ -68,7 +68,7 @@ const OPEN_DIR_NOFOLLOW = constants.O_RDONLY | constants.O_DIRECTORY | constants
  * the target of a link the user made); when other users can list it, the returned warning says
  * so. Records themselves are always 0600.
  */
-export async function ensureConsentsDir(dir: string): Promise<string | undefined> {
+export async function ensureConsentsDir(dir: string): Promise<{ warning?: string; empty: boolean }> {
   const created = (await fs.mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined;
   let fh;
   try {
@@ -92,21 +92,25 @@ export async function ensureConsentsDir(dir: string): Promise<string | undefined
   } finally {
     await fh.close();
   }
-  await removeOrphanTemps(dir);
-  return warning;
+  const held = await removeOrphanTemps(dir);
+  return { ...(warning ? { warning } : {}), empty: held === 0 };
 }
 
 /**
  * A sync killed while writing a record leaves its temp file (0600, but holding real names)
  * beside the records. Temp names carry the writer's pid; those of processes no longer running
  * are removed. A live writer's temp (another sync sharing this consents folder) is left alone.
+ * Returns how many names are not temp files (records, or anything else the user put there).
  */
-async function removeOrphanTemps(dir: string): Promise<void> {
+async function removeOrphanTemps(dir: string): Promise<number> {
+  let others = 0;
   // Read a few hundred names per call (not readdir's one array of every record): between reads
   // the event loop (the app's window) gets its turns, however many consents there are.
   for await (const entry of await fs.opendir(dir, { bufferSize: 256 })) {
     const name = entry.name;
     const pid = tempFileWriterPid(name);
-    if (pid !== null && pid !== process.pid && !processAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
+    if (pid === null) others++;
+    else if (pid !== process.pid && !processAlive(pid)) await fs.rm(path.join(dir, name), { force: true });
   }
+  return others;
 }

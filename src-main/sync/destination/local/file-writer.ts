@@ -30,14 +30,17 @@ export interface PutRequest {
    * (part-upload.ts explains why both); a folder that is missing passes (the rename judges).
    */
   folders: readonly string[];
-  /** The target's folder is made when the rename finds it missing (a set folder deleted mid-sync). */
+  /** The target's folder is made when the rename finds it missing (a new set's folder, or one deleted mid-sync). */
   makeFolder: boolean;
 }
 
-/** What was written: size and mtime from fstat before close (rename and fchmod keep them); or the folder found linked. */
-export type PutResult = { size: number; mtimeMs: number } | { linked: string; when: 'before' | 'after' };
+/**
+ * What was written: size and mtime from fstat before close (rename and fchmod keep them), and
+ * whether the target's folder was made for it (makeFolder); or the folder found linked.
+ */
+export type PutResult = { size: number; mtimeMs: number; madeFolder: boolean } | { linked: string; when: 'before' | 'after' };
 
-type Reply = { id: number } & ({ size: number; mtimeMs: number } | { linked: string; when: 'before' | 'after' } | { error: WireError });
+type Reply = { id: number } & ({ size: number; mtimeMs: number; madeFolder: boolean } | { linked: string; when: 'before' | 'after' } | { error: WireError });
 
 interface WireError {
   code?: string;
@@ -84,16 +87,17 @@ function put(m) {
     if (m.mode !== null && (st.mode & 0o777) !== m.mode) fs.fchmodSync(fd, m.mode);
     fs.closeSync(fd);
     fd = undefined;
+    let madeFolder = false;
     try {
       fs.renameSync(m.tmp, m.target);
     } catch (e) {
       if (e.code !== 'ENOENT' || !m.makeFolder) throw e;
-      fs.mkdirSync(path.dirname(m.target), { recursive: true });
+      madeFolder = fs.mkdirSync(path.dirname(m.target), { recursive: true }) !== undefined;
       fs.renameSync(m.tmp, m.target);
     }
     const after = linkedFolder(m.folders);
     if (after !== null) return { id: m.id, linked: after, when: 'after' };
-    return { id: m.id, size: st.size, mtimeMs: st.mtimeMs };
+    return { id: m.id, size: st.size, mtimeMs: st.mtimeMs, madeFolder };
   } catch (e) {
     if (fd !== undefined) try { fs.closeSync(fd); } catch {}
     try { fs.rmSync(m.tmp, { force: true }); } catch {}
@@ -182,7 +186,7 @@ export class FileWriter {
     if (this.waiting.size === 0) this.worker.unref();
     if ('error' in r) w.reject(errnoError(r.error));
     else if ('linked' in r) w.resolve({ linked: r.linked, when: r.when });
-    else w.resolve({ size: r.size, mtimeMs: r.mtimeMs });
+    else w.resolve({ size: r.size, mtimeMs: r.mtimeMs, madeFolder: r.madeFolder });
   }
 }
 

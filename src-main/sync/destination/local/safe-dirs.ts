@@ -50,6 +50,12 @@ export async function ensureRealDir(root: string, rel: string, checked?: Set<str
   return current;
 }
 
+/** The error for a folder found not to be a real folder on a key's way (`dir`: what the file writer's lstat check named). */
+export async function unsafeFolderError(dir: string): Promise<UnsafeFolderError> {
+  const st = await fs.lstat(dir).catch(() => undefined);
+  return new UnsafeFolderError(dir, st === undefined || st.isSymbolicLink() ? 'a symbolic link' : 'not a folder');
+}
+
 /** Empties DEST/.dataset-sync/tmp (temp files a killed sync left behind); call with the lock held. */
 export async function resetScratchDir(dest: string): Promise<void> {
   // Checked (a link in its place is refused, never followed), then emptied in place: the folder
