@@ -224,8 +224,8 @@ function closing(manifest: TableFile, participants: TableFile): string {
   );
 }
 
-/** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets. */
-async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<string>, end: string): AsyncGenerator<string> {
+/** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets, then the closing part (`end()`, awaited last). */
+async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<string>, end: () => Promise<string>): AsyncGenerator<string> {
   let out = opening(collection);
   for await (const fo of files) {
     out += fo;
@@ -234,7 +234,7 @@ async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<
       out = '';
     }
   }
-  yield out + end;
+  yield out + (await end());
 }
 
 /** croissant.json as written, and the bytes of its closing part (what an append replaces). */
@@ -243,10 +243,23 @@ export interface CroissantWritten {
   closingBytes: number;
 }
 
-/** Writes croissant.json atomically. */
-export async function writeCroissant(dest: Destination, collection: CollectionFacts, manifest: TableFile, participants: TableFile, sets: LocalSets): Promise<CroissantWritten> {
-  const end = closing(manifest, participants);
-  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, perSet(sets, (set) => fileObjects([set])), end));
+/**
+ * Writes croissant.json atomically. `tables`: manifest.csv and participants.csv as written,
+ * awaited once every FileObject is out (they may be written in the same pass over the records).
+ */
+export async function writeCroissant(
+  dest: Destination,
+  collection: CollectionFacts,
+  tables: Promise<{ manifest: TableFile; participants: TableFile }>,
+  sets: LocalSets,
+): Promise<CroissantWritten> {
+  let end = '';
+  const closingPart = async () => {
+    const { manifest, participants } = await tables;
+    end = closing(manifest, participants);
+    return end;
+  };
+  const info = await dest.writeAtomic('croissant.json', croissantBody(collection, perSet(sets, (set) => fileObjects([set])), closingPart));
   return { info, closingBytes: Buffer.byteLength(end) };
 }
 

@@ -1,20 +1,24 @@
 // The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
-// (docs/contracts.md §1), written only when something changed, and then for what changed.
+// (docs/contracts.md §1), written only when something changed, and then for what changed; then
+// media.csv, participants.csv and croissant.json, which follow them.
 import type { Destination } from './destination/destination';
 import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
-import { writeResearchFiles, type AppendedSets } from './research-files';
+import { manifestAsWritten, updateResearchFiles, writeResearchFiles, type AppendedSets } from './research-files';
 import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import { indexListsStore, storeMark } from './index-mark';
 import { paced } from './loop-turns';
-import { writeMediaFile } from './media/media-file';
+import { updateMediaFile, writeMediaFile } from './media/media-file';
+import { SharedPass } from './shared-pass';
+import type { LocalSet } from './state/set-store';
 
 /**
  * Leaves manifest.csv and SHA256SUMS alone when no set record changed since we last wrote them
  * and both are still as written (the bytes would be identical: what makes a no-op sync cheap).
- * When the run only added sets above every set listed, their rows are appended (appendRows);
- * otherwise both are rewritten, records read a page of sets at a time (memory stays flat in the set
- * count). Entries of files found damaged and not healed have been dropped before (disk-check.ts).
+ * When the run only added sets above every set listed, their rows are appended (appendRows), and
+ * the other files follow the same way. Whatever must be written whole is written from one read of
+ * every record (SharedPass: a page of sets at a time, memory flat in the set count), all files at
+ * once. Entries of files found damaged and not healed have been dropped before (disk-check.ts).
  */
 export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number; mediaUnprobed: number }> {
   const store = state.store;
@@ -24,19 +28,48 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   let appended: AppendedSets | undefined;
   if (!unchanged) {
     const rows = await appendRows(dest, state);
-    appended = rows ?? undefined;
-    const written = rows?.written ?? (await writeManifestAndSums(dest, () => paced(store.all())));
-    state.head.index = { ...written, changes: storeMark(store) };
+    if (rows) {
+      appended = rows;
+      recordIndex(state, rows.written);
+    }
+  }
+  const rewriteIndex = !unchanged && appended === undefined;
+  // media.csv: kept with the manifest, or extended by the same sets' rows; else written whole below.
+  const media = await updateMediaFile(dest, unchanged, state.head.media, appended?.sets);
+  // participants.csv and croissant.json, which name the manifest: likewise.
+  const research = await updateResearchFiles(dest, state, rewriteIndex, appended);
+
+  // One pass over the records for every file written whole. Each reader is taken before the pass starts.
+  const pass = new SharedPass<LocalSet>(() => paced(store.all()));
+  const indexReaders = rewriteIndex ? { manifest: pass.reader(), sums: pass.reader() } : undefined;
+  const mediaReader = 'rewrite' in media ? pass.reader() : undefined;
+  const researchReaders = research ? { count: pass.reader(), participants: pass.reader(), croissant: pass.reader() } : undefined;
+
+  // A writer that fails ends the pass for the others (they would wait for its reader).
+  const failing = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((e: unknown) => {
+      pass.abort(e);
+      throw e;
+    });
+  const indexWritten = indexReaders ? failing(writeManifestAndSums(dest, indexReaders.manifest, indexReaders.sums)) : undefined;
+  indexWritten?.catch(() => undefined); // awaited below, with the others
+  const mediaWritten = 'rewrite' in media ? failing(writeMediaFile(dest, mediaReader!, media.rewrite)) : Promise.resolve(media.done);
+  const researchWritten =
+    research && researchReaders
+      ? failing(writeResearchFiles(dest, state, research, researchReaders, indexWritten ? indexWritten.then((w) => w.manifest) : manifestAsWritten(dest)))
+      : undefined;
+  const [written, mediaDone] = await Promise.all([indexWritten, mediaWritten, researchWritten]);
+  if (written) recordIndex(state, written.fingerprint);
+  if (mediaDone.written) {
+    state.head.media = mediaDone.written;
     state.touch();
   }
-  // media.csv: rewritten with the manifest, or extended by the same sets' rows
-  const media = await writeMediaFile(dest, () => paced(store.all()), unchanged, state.head.media, appended?.sets);
-  if (media.written) {
-    state.head.media = media.written;
-    state.touch();
-  }
-  await writeResearchFiles(dest, state, appended); // participants.csv and croissant.json, after the manifest they name
-  return { mediaProblems: media.problems, mediaUnprobed: media.unprobed };
+  return { mediaProblems: mediaDone.problems, mediaUnprobed: mediaDone.unprobed };
+}
+
+function recordIndex(state: RunState, written: IndexFingerprint): void {
+  state.head.index = { ...written, changes: storeMark(state.store) };
+  state.touch();
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */

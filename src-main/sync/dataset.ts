@@ -2,6 +2,7 @@
 // manifest.csv and SHA256SUMS (replaced atomically, listing exactly the verified files present),
 // each written whole through Destination.writeAtomic (a folder: temp file + rename), or, when a
 // sync only added sets above every set listed, extended by their rows (appendManifestAndSums).
+import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Options as CsvOptions } from 'csv-stringify';
@@ -218,24 +219,45 @@ function fingerprintOf(info: ObjectInfo): FileFingerprint {
   return { size: info.size, stamp: info.stamp };
 }
 
+/** manifest.csv as written whole: its fingerprint for state.json, and its bytes' size and SHA-256 (croissant.json names them). */
+export interface ManifestWritten {
+  fingerprint: IndexFingerprint;
+  manifest: { info: ObjectInfo; sha256: string };
+}
+
+/** `chunks`, each also fed to `hash` as it passes. */
+async function* hashedAsWritten(chunks: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
 /**
- * Writes manifest.csv and SHA256SUMS, each atomically (Destination.writeAtomic: a folder writes a
- * temp file under DEST/.dataset-sync/tmp, then renames), streamed. `sets()` gives the records in
- * set-id order (SetStore.all), read once per file; rows are sorted by slot within a set, so the
- * files are stable across syncs. Returns their size and stamp as written, so a later sync can
- * tell they are still exactly what we wrote.
+ * Writes manifest.csv and SHA256SUMS at once, each atomically (Destination.writeAtomic: a folder
+ * writes a temp file under DEST/.dataset-sync/tmp, then renames), streamed. `manifestSets` and
+ * `sumsSets` give the same records in set-id order (two readers of one SharedPass, or two reads of
+ * SetStore.all()); rows are sorted by slot within a set, so the files are stable across syncs.
+ * Returns their size and stamp as written, so a later sync can tell they are still exactly what
+ * we wrote, and the manifest's SHA-256, hashed as it was written.
  */
-export async function writeManifestAndSums(dest: Destination, sets: () => LocalSets): Promise<IndexFingerprint> {
-  const manifest = await dest.writeAtomic('manifest.csv', manifestBody(sets()));
+export async function writeManifestAndSums(dest: Destination, manifestSets: LocalSets, sumsSets: LocalSets): Promise<ManifestWritten> {
   let lastSetId = 0;
   async function* noted(): AsyncGenerator<LocalSet> {
-    for await (const set of sets()) {
+    for await (const set of sumsSets) {
       if (set.id > lastSetId && Object.keys(set.files).length > 0) lastSetId = set.id;
       yield set;
     }
   }
-  const sums = await dest.writeAtomic('SHA256SUMS', sumsBody(noted()));
-  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT, lastSetId };
+  const hash = createHash('sha256');
+  const [manifest, sums] = await Promise.all([
+    dest.writeAtomic('manifest.csv', hashedAsWritten(manifestBody(manifestSets), hash)),
+    dest.writeAtomic('SHA256SUMS', sumsBody(noted())),
+  ]);
+  return {
+    fingerprint: { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT, lastSetId },
+    manifest: { info: manifest, sha256: hash.digest('hex') },
+  };
 }
 
 /**

@@ -7,11 +7,10 @@
 import { createHash } from 'node:crypto';
 import { appendCroissant, collectionFacts, type CollectionFacts, writeCroissant, type CroissantWritten, type TableFile } from './croissant-file';
 import type { Destination, ObjectInfo } from './destination/destination';
-import { paced } from './loop-turns';
 import { appendParticipantsCsv, consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
 import type { FileFingerprint, IndexFingerprint, ResearchFingerprint } from './state';
-import type { LocalSet } from './state/set-store';
+import type { LocalSet, LocalSets } from './state/set-store';
 
 /** Bumped when the bytes written for the same records change, so older files are rewritten once (2: the tables' FileObjects last). */
 const RESEARCH_FORMAT = 2;
@@ -36,39 +35,85 @@ async function tableOf(dest: Destination, key: string, size: number): Promise<Ta
   return { size, sha256: hash.digest('hex') };
 }
 
+/** participants.csv and croissant.json must be written whole, for this collection (writeResearchFiles). */
+export interface ResearchRewrite {
+  facts: CollectionFacts;
+}
+
 /**
- * Writes participants.csv and croissant.json unless manifest.csv (rewritten whenever a set record
- * changed), collection.json's facts and both files are as they were when last written; records
- * the count of sets lacking a consent in the head state (state.head.research), which the summary reports.
- * `appended`: the manifest was extended by these sets' rows; when both files are still what was
- * written for the manifest before, they are extended too.
+ * What participants.csv and croissant.json need without reading every record: nothing when
+ * manifest.csv (rewritten whenever a set record changed), collection.json's facts and both files
+ * are as they were when last written; when the manifest was extended by `appended`'s rows and both
+ * files are still what was written for the manifest before, they are extended too. Otherwise the
+ * facts to write them whole with; `manifestRewritten`: the manifest is being written whole in
+ * the same pass (so they are too), null when there is no manifest to describe.
  */
-export async function writeResearchFiles(dest: Destination, state: RunState, appended?: AppendedSets): Promise<void> {
-  const manifest = await dest.stat('manifest.csv');
-  if (manifest === null) return; // the index was not written: nothing to describe
+export async function updateResearchFiles(dest: Destination, state: RunState, manifestRewritten: boolean, appended?: AppendedSets): Promise<ResearchRewrite | null> {
+  const manifest = manifestRewritten ? null : await dest.stat('manifest.csv');
+  if (!manifestRewritten && manifest === null) return null; // the index was not written: nothing to describe
   const facts = collectionFacts(await dest.readText('collection.json').catch(() => null));
+  if (manifest === null) return { facts };
   const collection = JSON.stringify(facts);
   const prev = state.head.research;
   const current = prev?.format === RESEARCH_FORMAT && prev.collection === collection;
   const participantsNow = current ? await dest.stat('participants.csv') : null;
   const croissantNow = current ? await dest.stat('croissant.json') : null;
   if (current && same(participantsNow, prev.participants) && same(croissantNow, prev.croissant)) {
-    if (same(manifest, prev.manifest)) return;
-    if (appended && same(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended.sets))) return;
+    if (same(manifest, prev.manifest)) return null;
+    if (appended && same(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended.sets))) return null;
   }
-  const store = state.store;
-  let consentMissingSets = 0;
-  // Every record is read three times below, each with event-loop turns (loop-turns.ts: the app's window stays live).
-  for await (const set of paced(store.all())) {
+  return { facts };
+}
+
+/** The three readers writeResearchFiles takes of the end's shared pass (every record, in set-id order). */
+export interface ResearchReaders {
+  count: LocalSets;
+  participants: LocalSets;
+  croissant: LocalSets;
+}
+
+/**
+ * Writes participants.csv and croissant.json whole, and records the count of sets lacking a
+ * consent in the head state (state.head.research), which the summary reports. `manifest`: the
+ * manifest they describe, with its SHA-256 (written in the same pass; or read back from the
+ * destination when it was not rewritten). croissant.json's closing part names both tables'
+ * hashes, so it is written last, once both are known.
+ */
+export async function writeResearchFiles(
+  dest: Destination,
+  state: RunState,
+  { facts }: ResearchRewrite,
+  readers: ResearchReaders,
+  manifest: Promise<{ info: ObjectInfo; sha256: string }>,
+): Promise<void> {
+  const counted = countConsentMissing(state, readers.count);
+  const participants = writeParticipantsCsv(dest, readers.participants);
+  const tables = Promise.all([manifest, participants]).then(([m, p]) => ({
+    manifest: { size: m.info.size, sha256: m.sha256 },
+    participants: { size: p.info.size, sha256: p.sha256 },
+  }));
+  // Settled with the others below; this keeps a failure of one from being reported unhandled meanwhile.
+  tables.catch(() => undefined);
+  const [consentMissingSets, participantsWritten, croissant, manifestWritten] = await Promise.all([counted, participants, writeCroissant(dest, facts, tables, readers.croissant), manifest]);
+  record(state, facts, manifestWritten.info, participantsWritten.info, croissant, consentMissingSets);
+}
+
+/** The manifest as it is at the destination, and its SHA-256 read from it (when it was not rewritten in the pass that writes the research files). */
+export async function manifestAsWritten(dest: Destination): Promise<{ info: ObjectInfo; sha256: string }> {
+  const info = await dest.stat('manifest.csv');
+  if (info === null) throw new Error('manifest.csv is gone');
+  return { info, sha256: (await tableOf(dest, 'manifest.csv', info.size)).sha256 };
+}
+
+/** Sets lacking a consent; a record kept before participants were puts its set back to pending (fetched again next sync: one request, nothing downloaded). */
+async function countConsentMissing(state: RunState, sets: LocalSets): Promise<number> {
+  let missing = 0;
+  for await (const set of sets) {
     if (!inDataset(set)) continue;
-    // A record kept before participants were: its set is fetched again next sync (one request, nothing downloaded).
     if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
-    if (consentMissing(set)) consentMissingSets++;
+    if (consentMissing(set)) missing++;
   }
-  const participants = await writeParticipantsCsv(dest, paced(store.all()));
-  const manifestTable = await tableOf(dest, 'manifest.csv', manifest.size);
-  const croissant = await writeCroissant(dest, facts, manifestTable, { size: participants.info.size, sha256: participants.sha256 }, paced(store.all()));
-  record(state, facts, manifest, participants.info, croissant, consentMissingSets);
+  return missing;
 }
 
 /** Appends the rows and FileObjects of `sets` (participants-file.ts, croissant-file.ts); false when either must be written whole. */

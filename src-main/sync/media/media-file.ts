@@ -46,31 +46,45 @@ function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): G
 
 const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
 
+/** media.csv's counts, and the file as written (null: kept as it was). */
+export type MediaWritten = MediaCounts & { written: MediaFingerprint | null };
+
+/** media.csv must be written whole, judged against these rules (the end of the sync's shared pass does it: writeMediaFile). */
+export interface MediaRewrite {
+  rulesObj: Rules;
+  rules: string;
+}
+
 /**
- * Writes media.csv unless `indexUnchanged` and it is there. `appended` (the sets whose rows the
- * manifest took as appended rows, above every set listed): their rows are appended to the file
- * (Destination.extendAtomic) when it is still as `prev` records and was judged against the same
- * rules, the bytes a full write gives. Returns the counts, and the file as written (null: kept).
+ * What media.csv needs without reading every record: nothing when `indexUnchanged` and it is
+ * there (it is only counted); the rows of `appended` (the sets whose rows the manifest took as
+ * appended rows, above every set listed) appended to it (Destination.extendAtomic) when it is
+ * still as `prev` records and was judged against the same rules, the bytes a full write gives.
+ * Otherwise the rules to write it whole with (writeMediaFile).
  */
-export async function writeMediaFile(
+export async function updateMediaFile(
   dest: Destination,
-  sets: () => LocalSets,
   indexUnchanged: boolean,
   prev?: MediaFingerprint,
   appended?: readonly LocalSet[],
-): Promise<MediaCounts & { written: MediaFingerprint | null }> {
-  if (indexUnchanged && (await dest.stat(MEDIA_KEY)) !== null) return { ...(await countProblems(dest.read(MEDIA_KEY))), written: null };
+): Promise<{ done: MediaWritten } | { rewrite: MediaRewrite }> {
+  if (indexUnchanged && (await dest.stat(MEDIA_KEY)) !== null) return { done: { ...(await countProblems(dest.read(MEDIA_KEY))), written: null } };
   const rulesObj = rulesOfCollectionJson(await dest.readText('collection.json'));
   const rules = JSON.stringify(rulesObj);
   if (appended && prev && prev.rules === rules && dest.extendAtomic) {
     const counts = { problems: prev.problems, unprobed: prev.unprobed };
     const tail = stringifySync([...rowsOf(appended, rulesObj, counts)], { ...CSV_OPTIONS, header: false });
     const info = await dest.extendAtomic(MEDIA_KEY, prev.file, tail);
-    if (info) return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
+    if (info) return { done: { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } } };
   }
+  return { rewrite: { rulesObj, rules } };
+}
+
+/** Writes media.csv whole from every record (`sets`, in set-id order), judged against the rules updateMediaFile read. */
+export async function writeMediaFile(dest: Destination, sets: LocalSets, { rulesObj, rules }: MediaRewrite): Promise<MediaWritten> {
   const counts = { problems: 0, unprobed: 0 };
   const csv = stringify({ ...CSV_OPTIONS, header: true });
-  void pipeline(Readable.from(perSet(sets(), (set) => rowsOf([set], rulesObj, counts))), csv).catch(() => undefined);
+  void pipeline(Readable.from(perSet(sets, (set) => rowsOf([set], rulesObj, counts))), csv).catch(() => undefined);
   const info = await dest.writeAtomic(MEDIA_KEY, csv);
   return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
 }
