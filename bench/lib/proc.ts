@@ -82,3 +82,28 @@ export async function runGroup(cmds: Array<{ cmd: string; args: string[] }>, opt
 export async function flushDisk(): Promise<void> {
   await runProc('sync', [], { measure: false });
 }
+
+/** ext4 keeps an inode number from reuse for a minute after its file was deleted, as long as its inode table block is cached. */
+const RECENTLY_DELETED_MS = 61_000;
+
+/**
+ * Puts the file system in the same state for every tool that creates many files (untimed):
+ * on ext4 without a journal (these machines' root file system: no jbd2 thread), creating a file
+ * scans past every inode deleted in the last minute whose table block is still cached
+ * (`recently_deleted()` in fs/ext4/ialloc.c). A tool that runs right after a bench deleted
+ * 100,000s of files pays for that: in a profile of our first sync of 40,000 files just after the
+ * previous copy was deleted, 31 % of all CPU samples were in that scan, and its sys time was 29 s
+ * against 11 s after the caches were dropped. `sync`, then dropping the clean caches (root only)
+ * ends it at once; otherwise the wait outlasts the minute. Returns how it was done, for the notes.
+ */
+export async function settleFileSystem(): Promise<'dropped caches' | 'waited' | 'synced'> {
+  await flushDisk();
+  try {
+    await fs.writeFile('/proc/sys/vm/drop_caches', '3\n');
+    return 'dropped caches';
+  } catch {
+    if (process.env.BENCH_NO_SETTLE_WAIT === '1') return 'synced';
+    await new Promise((r) => setTimeout(r, RECENTLY_DELETED_MS));
+    return 'waited';
+  }
+}

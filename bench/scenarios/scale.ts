@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
 import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
-import { runGroup, runProc } from '../lib/proc';
+import { runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
@@ -103,6 +103,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     // Peer: 4 curl processes over the same URLs, each keeping its connection (no verification).
     const { configs, files: listed } = await writeCurlConfigs(svc, curlDest, ctx.workDir);
     if (listed !== files) throw new Error(`the listing has ${listed} files, expected ${files}`);
+    // Each first sync starts from the same file-system state (settleFileSystem: deleted inodes).
+    const settledBy = await settleFileSystem();
     const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
     for (const cfg of configs) await fs.rm(cfg, { force: true });
     const curlFailed = curl.results.find((r) => r.exitCode !== 0);
@@ -112,6 +114,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
 
     dest = await freshDest(ctx);
     await svc.resetStats();
+    await settleFileSystem(); // the curls' copy was just deleted
     const first = await oursWithStall(ctx, svc, dest);
     first.requests = (await svc.stats()).requests;
     ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s, peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
@@ -156,7 +159,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const ms = (s: Stall | undefined) => (s ? `${fmt(s.maxMs, 0)} (p99 ${fmt(s.p99Ms, 0)})` : 'n/a');
     const row = (name: string, r: ScaleRun) => [name, fmt(r.run.wallMs / 1000), fmt(files / (r.run.wallMs / 1000), 0), fmt(r.run.cpuS, 1), mb(r.run.maxRssKb), ms(r.stall), r.requests ?? 'n/a', r.run.summary?.filesDownloaded ?? 'n/a'];
     const body = [
-      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, medians; one first sync per tool.`,
+      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem: ext4 without a journal scans past inodes deleted in the last minute, and the other tool's copy has just been deleted).`,
       '',
       ...table(
         ['run', 'wall (s)', 'files/s (all files)', 'CPU s', 'peak RSS MB', 'stall max ms', 'requests', 'downloaded'],
