@@ -3,10 +3,9 @@
 // each written whole through Destination.writeAtomic (a folder: temp file + rename), or, when a
 // sync only added sets above every set listed, extended by their rows (appendManifestAndSums).
 import { createHash, type Hash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { stringify, type Options as CsvOptions } from 'csv-stringify';
+import type { Options as CsvOptions } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
+import { csvBody } from './csv-body';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { LocalSet, LocalSets } from './state/set-store';
@@ -189,17 +188,9 @@ function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]
   return Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
 }
 
-/** manifest.csv's bytes, streamed: the rows flow through csv-stringify with back-pressure. */
+/** manifest.csv's bytes, streamed a batch of rows at a time (csv-body.ts). */
 function manifestBody(sets: LocalSets): AsyncIterable<Buffer> {
-  async function* rows(): AsyncGenerator<string[]> {
-    for await (const set of sets) {
-      for (const [rel, f] of sortedEntries(set)) yield manifestRow(rel, f);
-    }
-  }
-  const csv = stringify(MANIFEST_CSV_OPTIONS);
-  // A failing row source destroys csv with its error, which the writer's read of csv then throws.
-  void pipeline(Readable.from(rows()), csv).catch(() => undefined);
-  return csv;
+  return csvBody(sets, (set) => sortedEntries(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_CSV_OPTIONS);
 }
 
 /** SHA256SUMS's text in batches: the strings held at once stay small whatever the file count. */

@@ -3,15 +3,13 @@
 // record. Built from the set records the engine keeps (state/set-store.ts ParticipantEntry), so
 // no set.json is read back at the end of a sync.
 import { createHash, type Hash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
+import { csvBody } from './csv-body';
 import type { Participant, SetRecord } from '../../src-shared/delivery-api';
 import { datasetCsvOptions } from './dataset';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
-import { perSet, type LocalSet, type LocalSets, type ParticipantEntry } from './state/set-store';
+import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
 
 export const PARTICIPANTS_COLUMNS = ['set_id', 'role', 'participant_ref', 'age', 'gender', 'ethnicity', 'skin_tone', 'quota_group', 'quota_value', 'consent'] as const;
 
@@ -76,9 +74,7 @@ function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
 
 /** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
 async function* participantsBody(sets: LocalSets, hash: Hash): AsyncGenerator<Buffer> {
-  const csv = stringify(datasetCsvOptions(PARTICIPANTS_COLUMNS));
-  void pipeline(Readable.from(perSet(sets, (set) => rowsOf([set]))), csv).catch(() => undefined);
-  for await (const chunk of csv as AsyncIterable<Buffer>) {
+  for await (const chunk of csvBody(sets, (set) => rowsOf([set]), datasetCsvOptions(PARTICIPANTS_COLUMNS))) {
     hash.update(chunk);
     yield chunk;
   }

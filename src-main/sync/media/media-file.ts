@@ -3,14 +3,12 @@
 // and its listing. Written whole through Destination.writeAtomic, like the manifest, whenever the
 // manifest is, or extended by the new sets' rows when the manifest was (a sync that only added
 // sets); kept as it is on a no-op sync (then only counted for the summary).
-import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
+import { csvBody } from '../csv-body';
 import type { Destination } from '../destination/destination';
 import type { MediaFingerprint } from '../state';
-import { perSet, type LocalSet, type LocalSets } from '../state/set-store';
+import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
@@ -83,9 +81,7 @@ export async function updateMediaFile(
 /** Writes media.csv whole from every record (`sets`, in set-id order), judged against the rules updateMediaFile read. */
 export async function writeMediaFile(dest: Destination, sets: LocalSets, { rulesObj, rules }: MediaRewrite): Promise<MediaWritten> {
   const counts = { problems: 0, unprobed: 0 };
-  const csv = stringify({ ...CSV_OPTIONS, header: true });
-  void pipeline(Readable.from(perSet(sets, (set) => rowsOf([set], rulesObj, counts))), csv).catch(() => undefined);
-  const info = await dest.writeAtomic(MEDIA_KEY, csv);
+  const info = await dest.writeAtomic(MEDIA_KEY, csvBody(sets, (set) => rowsOf([set], rulesObj, counts), { ...CSV_OPTIONS, header: true }));
   return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
 }
 
