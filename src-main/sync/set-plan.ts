@@ -17,7 +17,7 @@ import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
 import { EscapeError, type LocalBytes } from './destination/destination';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
-import { transferCost, type SyncPools } from './sync-pools';
+import { COMMITTING_BYTES_MAX, transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
 import { fileInSubset, setInSubset } from './subset';
 import { withdrawFile, withdrawSet } from './withdraw';
@@ -214,7 +214,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       acc.filesQueuing++;
       // A verified copy that is gone or differs is fetched again (resuming a part file if one is held).
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'queued', ...(onDisk ? { reason: onDisk } : {}) });
-      await pools.transfers.push(() => downloadTask(ctx, sp, file, rel, refs, folderReady), transferCost(file.size_bytes, pools.perSlot));
+      await pools.transfers.push((release) => downloadTask(ctx, sp, file, rel, refs, folderReady, { release, committing: pools.committing }), transferCost(file.size_bytes, pools.perSlot));
     }
   } finally {
     acc.bytesQueuing -= sp.queuedBytes;
@@ -269,11 +269,35 @@ function resumeKeyOf(setId: number, fileId: number, sha256: string): string {
   return `${setId}-${fileId}-${sha256}`;
 }
 
-async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, rel: string, refs: string, folderReady: Promise<boolean>): Promise<void> {
+/** The transfer slot of a download: given back once its bytes only wait for a commit to the local disk, within the committing budget. */
+interface TransferSlot {
+  release(): void;
+  committing: { bytes: number };
+}
+
+async function downloadTask(
+  ctx: RunContext,
+  sp: SetProgress,
+  file: FileRecord,
+  rel: string,
+  refs: string,
+  folderReady: Promise<boolean>,
+  slot: TransferSlot,
+): Promise<void> {
   const set = sp.set;
   const acc = ctx.accounting;
   /** A bucket's verified bytes kept for the media check: handed to it, else released here. */
   let local: LocalBytes | undefined;
+  /** Bytes counted in slot.committing while this download commits without its slot. */
+  let committing = 0;
+  // The next request goes out while this file is written (the service works while we write), instead
+  // of after the file writer's answer: a slot held through the commit made requests leave in bursts.
+  const committingLocally = () => {
+    if (slot.committing.bytes + file.size_bytes > COMMITTING_BYTES_MAX) return;
+    committing = file.size_bytes;
+    slot.committing.bytes += committing;
+    slot.release();
+  };
   try {
     if (ctx.signal.aborted) return;
     if (!(await folderReady)) {
@@ -309,6 +333,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
           accounting: acc,
           hashWorkers: ctx.hashWorkers,
           stallMs: ctx.stallMs,
+          committingLocally,
           onRetry: (attempt, reason, bytesDone, code) =>
             ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, code, bytesDone }),
         },
@@ -331,6 +356,7 @@ async function downloadTask(ctx: RunContext, sp: SetProgress, file: FileRecord, 
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     fileFailed(ctx, sp, file, rel, reason, failureCode(e));
   } finally {
+    slot.committing.bytes -= committing;
     void local?.release();
     stepDone(ctx, sp);
   }

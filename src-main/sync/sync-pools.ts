@@ -34,11 +34,20 @@ export function connectionsFor(concurrency: number, multiplexed: boolean): numbe
   return concurrency * requestsPerSlot(multiplexed) + consentRequests(multiplexed) + 2;
 }
 
+/**
+ * Verified bytes that may wait for their commit to the local disk after their download gave its
+ * transfer slot back (set-plan.ts): past this, a download keeps its slot until its commit ends, so
+ * small files held in memory (memory-upload.ts) stay bounded when the disk is slower than the network.
+ */
+export const COMMITTING_BYTES_MAX = 16 * 1024 * 1024;
+
 export interface SyncPools {
   transfers: TaskPool;
   consents: TaskPool;
   /** Units of one transfer slot (transferCost). */
   perSlot: number;
+  /** Bytes of the downloads committing after their slot was given back (at most COMMITTING_BYTES_MAX). */
+  committing: { bytes: number };
 }
 
 export function createSyncPools(concurrency: number, multiplexed: boolean, gate: PauseGate, signal: AbortSignal): SyncPools {
@@ -48,6 +57,7 @@ export function createSyncPools(concurrency: number, multiplexed: boolean, gate:
     transfers: new TaskPool(concurrency * perSlot, concurrency * perSlot * 2, gate, signal),
     consents: new TaskPool(consentRequests(multiplexed), consentRequests(multiplexed) * 8, gate, signal),
     perSlot,
+    committing: { bytes: 0 },
   };
 }
 

@@ -2,6 +2,8 @@
 // costs 1 unless pushed with another cost; one runs even if it costs more), and `push` waits
 // while `maxQueued` tasks are waiting, so the producer (the page walk) never runs far ahead and
 // memory stays flat. Tasks start in the order pushed. Every task passes the pause gate first.
+// A task may give its place back before it ends (release): a download that only waits for its
+// commit to the local disk lets the next request go out meanwhile.
 
 /**
  * What the queue awaits before starting each task, and what every received body chunk and every
@@ -71,14 +73,24 @@ export function createPauseGate(): ControllablePauseGate {
   };
 }
 
+/**
+ * A queued task. `release()` gives its place in the pool back before it ends (a download whose
+ * bytes are verified and only wait for their commit to the local disk): the next task starts
+ * while this one finishes; idle() still waits for it to end.
+ */
+export type PoolTask = (release: () => void) => Promise<void>;
+
 interface Queued {
-  task: () => Promise<void>;
+  task: PoolTask;
   cost: number;
 }
 
 export class TaskPool {
+  /** Tasks that have not ended (idle() waits for them). */
   private running = 0;
-  private runningCost = 0;
+  /** Tasks holding their place (not released), and what they cost. */
+  private holding = 0;
+  private holdingCost = 0;
   private readonly queue: Queued[] = [];
   private readonly spaceWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
@@ -90,7 +102,7 @@ export class TaskPool {
     private readonly signal: AbortSignal = new AbortController().signal,
   ) {}
 
-  async push(task: () => Promise<void>, cost = 1): Promise<void> {
+  async push(task: PoolTask, cost = 1): Promise<void> {
     while (this.queue.length >= this.maxQueued) {
       await new Promise<void>((r) => this.spaceWaiters.push(r));
     }
@@ -98,30 +110,38 @@ export class TaskPool {
     this.pump();
   }
 
-  /** Resolves once nothing is queued or running. Tasks must not reject (they report instead). */
+  /** Resolves once nothing is queued or running (released tasks included). Tasks must not reject (they report instead). */
   async idle(): Promise<void> {
     if (this.running === 0 && this.queue.length === 0) return;
     await new Promise<void>((r) => this.idleWaiters.push(r));
   }
 
-  private async start(task: () => Promise<void>): Promise<void> {
+  private async start(task: PoolTask, release: () => void): Promise<void> {
     const closed = this.gate.whenOpen(this.signal);
     if (closed) await closed;
-    await task();
+    await task(release);
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && (this.running === 0 || this.runningCost + this.queue[0]!.cost <= this.capacity)) {
+    while (this.queue.length > 0 && (this.holding === 0 || this.holdingCost + this.queue[0]!.cost <= this.capacity)) {
       const { task, cost } = this.queue.shift()!;
       this.spaceWaiters.shift()?.();
       this.running++;
-      this.runningCost += cost;
-      void this.start(task)
+      this.holding++;
+      this.holdingCost += cost;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.holding--;
+        this.holdingCost -= cost;
+        this.pump();
+      };
+      void this.start(task, release)
         .catch(() => undefined)
         .finally(() => {
           this.running--;
-          this.runningCost -= cost;
-          this.pump();
+          release();
           if (this.running === 0 && this.queue.length === 0) {
             for (const w of this.idleWaiters.splice(0)) w();
           }

@@ -51,6 +51,12 @@ export interface TransferContext {
   hashWorkers: number;
   /** The stall window (tuning.stallTimeoutMs): a body slower than MIN_BYTES_PER_SECOND over it is aborted. Default 30 s. */
   stallMs?: number;
+  /**
+   * Called once the bytes are verified, just before a commit that only writes to this machine's
+   * disk (Upload.commitsLocally): the network is done with this file (set-plan.ts lets the next
+   * download start).
+   */
+  committingLocally?(): void;
   onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void;
 }
 
@@ -378,7 +384,10 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
           attempt = 0;
         },
       });
-      if (step === 'done') return await commit(upload, label, job.keepLocal === true);
+      if (step === 'done') {
+        if (upload.commitsLocally === true) ctx.committingLocally?.();
+        return await commit(upload, label, job.keepLocal === true);
+      }
     } finally {
       await upload.close().catch(() => undefined);
     }

@@ -79,6 +79,12 @@ export interface Upload {
    * ignores it (its files are local already).
    */
   commit(options?: { keepLocal?: boolean }): Promise<ObjectInfo & { local?: LocalBytes }>;
+  /**
+   * Optional: true when commit() only writes to this machine's disk (a folder's upload), so it
+   * needs no network: the engine lets the next download start while it commits. Absent: the
+   * commit is a request to the store (a bucket's PUT or CompleteMultipartUpload).
+   */
+  readonly commitsLocally?: boolean;
   /** Lets go without committing: the bytes held stay for a later resume. */
   close(): Promise<void>;
   /** Lets go and removes the bytes held (the file was given up). */

@@ -22,6 +22,7 @@ export const MEMORY_UPLOAD_MAX_BYTES = 256 * 1024;
 
 export class MemoryUpload implements Upload {
   readonly held = 0;
+  readonly commitsLocally = true;
   private chunks: Buffer[] = [];
   private bytes = 0;
 

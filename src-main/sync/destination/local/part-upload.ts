@@ -134,6 +134,7 @@ export interface PartPaths {
 }
 
 export class LocalUpload implements Upload {
+  readonly commitsLocally = true;
   private fd: number | undefined;
 
   private constructor(
