@@ -125,11 +125,13 @@ async function extendResearchFiles(dest: Destination, state: RunState, facts: Co
     if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
     if (consentMissing(set)) consentMissingSets++;
   }
+  // The tables' hashes are read from the files (a SHA-256 state cannot be kept between syncs): one
+  // read of each, no record touched; the manifest's while participants.csv is extended.
+  const manifestHashed = tableOf(dest, 'manifest.csv', manifest.size);
+  manifestHashed.catch(() => undefined); // awaited below unless participants.csv fails first
   const participants = await appendParticipantsCsv(dest, prev.participants, sets);
   if (!participants) return false;
-  // The tables' hashes are read from the files (a SHA-256 state cannot be kept between syncs): one read of each, no record touched.
-  const manifestTable = await tableOf(dest, 'manifest.csv', manifest.size);
-  const participantsTable = await tableOf(dest, 'participants.csv', participants.size);
+  const [manifestTable, participantsTable] = await Promise.all([manifestHashed, tableOf(dest, 'participants.csv', participants.size)]);
   const croissant = await appendCroissant(dest, prev.croissant, prev.croissantClosing, manifestTable, participantsTable, sets);
   if (!croissant) return false;
   record(state, facts, manifest, participants, croissant, consentMissingSets);
