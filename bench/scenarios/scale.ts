@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
 import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
-import { runGroup, runProc, settleFileSystem } from '../lib/proc';
+import { flushDisk, runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
@@ -123,10 +123,16 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const manifestBytes = await sizeOf(path.join(dest, 'manifest.csv'));
     const sumsBytes = await sizeOf(path.join(dest, 'SHA256SUMS'));
 
-    // No-op, alternating with the peer: find printing size and mtime of everything in DEST.
+    // No-op, alternating with the peer (find printing size and mtime of everything in DEST) and with
+    // a sync bringing 10 new sets (live sets accepted now, after every lazy set in the feed). Each
+    // run starts with no dirty pages (sync): the first sync leaves gigabytes to write back, and a +10
+    // run writes hundreds of MB (the dataset files extended by copies), which would slow whatever runs
+    // next; run in pairs, both kinds see the same state of the machine.
     const noop: ScaleRun[] = [];
     const find: Array<{ wallMs: number; rssKb: number }> = [];
+    const plus: ScaleRun[] = [];
     for (let i = 0; i < reps; i++) {
+      await flushDisk();
       await svc.resetStats();
       const r = await oursWithStall(ctx, svc, dest);
       r.requests = (await svc.stats()).requests;
@@ -135,18 +141,15 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
       const f = await runProc('sh', ['-c', 'find "$1" -printf \'%s %T@\\n\' > /dev/null', 'find', dest]);
       find.push({ wallMs: f.wallMs, rssKb: f.maxRssKb ?? NaN });
       ctx.log(`  no-op ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms; find ${fmt(f.wallMs / 1000)} s`);
-    }
 
-    // +10 sets per run: live sets accepted now, after every lazy set in the feed.
-    const plus: ScaleRun[] = [];
-    for (let i = 0; i < reps; i++) {
       await svc.admin.addSets(svc.collectionId, { count: 10 });
+      await flushDisk();
       await svc.resetStats();
-      const r = await oursWithStall(ctx, svc, dest);
-      r.requests = (await svc.stats()).requests;
-      if (!r.run.ok || r.run.summary?.filesDownloaded !== 40) throw new Error(`+10 sets sync failed: ${r.run.note ?? ''} (downloaded ${r.run.summary?.filesDownloaded})`);
-      plus.push(r);
-      ctx.log(`  +10 sets ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms`);
+      const p = await oursWithStall(ctx, svc, dest);
+      p.requests = (await svc.stats()).requests;
+      if (!p.run.ok || p.run.summary?.filesDownloaded !== 40) throw new Error(`+10 sets sync failed: ${p.run.note ?? ''} (downloaded ${p.run.summary?.filesDownloaded})`);
+      plus.push(p);
+      ctx.log(`  +10 sets ${i + 1}: ${fmt(p.run.wallMs / 1000)} s, ${p.requests} requests, stall ${fmt(p.stall?.maxMs, 0)} ms`);
     }
 
     const firstS = first.run.wallMs / 1000;
@@ -159,7 +162,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const ms = (s: Stall | undefined) => (s ? `${fmt(s.maxMs, 0)} (p99 ${fmt(s.p99Ms, 0)})` : 'n/a');
     const row = (name: string, r: ScaleRun) => [name, fmt(r.run.wallMs / 1000), fmt(files / (r.run.wallMs / 1000), 0), fmt(r.run.cpuS, 1), mb(r.run.maxRssKb), ms(r.stall), r.requests ?? 'n/a', r.run.summary?.filesDownloaded ?? 'n/a'];
     const body = [
-      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem: ext4 without a journal scans past inodes deleted in the last minute, and the other tool's copy has just been deleted).`,
+      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, in pairs (no-op, find, +10), each run after \`sync\`, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem: ext4 without a journal scans past inodes deleted in the last minute, and the other tool's copy has just been deleted).`,
       '',
       ...table(
         ['run', 'wall (s)', 'files/s (all files)', 'CPU s', 'peak RSS MB', 'stall max ms', 'requests', 'downloaded'],
@@ -175,7 +178,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
       ),
       '',
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
-      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op = ${fmt(plusS - noopS)} s.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op = ${fmt(plusS - noopS)} s (medians; each +10 run minus the no-op just before it: ${plus.map((p, i) => fmt((p.run.wallMs - noop[i]!.run.wallMs) / 1000)).join(', ')} s).`,
     ];
     const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
     const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
