@@ -87,7 +87,7 @@ export class RunState {
         // Every record is committed before the head that vouches for them: most in turns, then
         // what was put meanwhile in the same synchronous stretch as the head's serialization.
         await this.store.flushInTurns();
-        this.store.flush();
+        this.store.flushDurably();
         await saveState(this.dest, this.head);
         this.lastSaveMs = this.clock.now() - t;
       })
@@ -99,8 +99,9 @@ export class RunState {
     return this.saving;
   }
 
-  /** The final save, only when this run changed something. */
+  /** The final save: every record made durable, the head saved only when this run changed something. */
   async saveIfChanged(): Promise<void> {
+    this.store.flushDurably();
     if (this.changed) await saveState(this.dest, this.head);
   }
 }

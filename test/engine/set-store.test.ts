@@ -2,6 +2,7 @@
 // set at a time; the import of the JSON-lines store (sets.jsonl, history.jsonl) it replaced; and
 // the migration from the version 1 state that held every file entry in state.json.
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -84,6 +85,29 @@ describe('SetStore', () => {
     const again = SetStore.open(stateFolder());
     expect(again.changeCount).toBe(start + 1);
     again.close();
+  });
+
+  it('makes its commits durable with one synced transaction before a head save, and only when something was committed', async () => {
+    // Commits run at synchronous=NORMAL (no fsync each); flushDurably commits a mark under FULL,
+    // whose fsync of the WAL covers them all (state-db.ts). Seen from another connection: the mark.
+    const s = SetStore.open(stateFolder());
+    const reader = new Database(path.join(stateFolder(), 'state.db'), { readonly: true });
+    const saves = () => (reader.prepare("SELECT value FROM meta WHERE key = 'saves'").pluck().get() as number | undefined) ?? 0;
+    s.flushDurably(); // nothing committed since the open: nothing to sync
+    expect(saves()).toBe(0);
+    for (let id = 1; id <= 200; id++) s.put(record(id));
+    await s.flushInTurns();
+    expect(saves()).toBe(0);
+    s.flushDurably();
+    expect(saves()).toBe(1);
+    s.flushDurably(); // already durable
+    expect(saves()).toBe(1);
+    s.put(record(201)); // written by flushDurably itself, then synced
+    s.flushDurably();
+    expect(saves()).toBe(2);
+    expect(reader.prepare('SELECT count(*) FROM sets').pluck().get()).toBe(201);
+    reader.close();
+    s.close();
   });
 
   it('writes a large batch in several transactions with event-loop turns between, records put meanwhile included', async () => {

@@ -30,6 +30,8 @@ export class SetStore {
   /** Sets forgotten since the last flush (remove): deleted by flush(). */
   private readonly removed = new Set<number>();
   private changes: number;
+  /** Whether a commit since the last flushDurably() went without an fsync (synchronous=NORMAL). */
+  private undurable = false;
   private readonly stmt;
   private readonly write: (rec: LocalSet, run: number) => void;
   private readonly forget: (id: number) => void;
@@ -135,6 +137,24 @@ export class SetStore {
   }
 
   /**
+   * Writes every changed record, then makes every commit so far durable: one transaction under
+   * synchronous=FULL, whose fsync of the WAL covers the commits before it (state-db.ts). Called
+   * before the head (state.json) is saved. The transaction always writes (meta 'saves'), since an
+   * empty one would sync nothing.
+   */
+  flushDurably(): void {
+    this.flush();
+    if (!this.undurable) return;
+    this.db.pragma('synchronous = FULL');
+    try {
+      this.db.transaction(() => setMeta(this.db, 'saves', metaValue(this.db, 'saves') + 1)).immediate();
+    } finally {
+      this.db.pragma('synchronous = NORMAL');
+    }
+    this.undurable = false;
+  }
+
+  /**
    * Writes every changed record, FLUSH_CHUNK sets per transaction with an event-loop turn between
    * transactions: the background saves of a first sync (RunState.saveSoon) carry hundreds of
    * sets, whose one transaction held the app's window for a long stretch. Each record is written
@@ -165,6 +185,7 @@ export class SetStore {
       })
       .immediate();
     this.changes++;
+    this.undurable = true;
     for (const rec of records) this.dirty.delete(rec.id);
     this.removed.clear();
   }
