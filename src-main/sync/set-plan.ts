@@ -66,6 +66,42 @@ function entryMeta(set: SetRecord, file: FileRecord, refs: string): EntryMeta {
   };
 }
 
+/**
+ * The record of a file just verified, built field by field: two object spreads and a fresh
+ * toISOString here cost 15 us a file (a tenth of a small file's share of the event loop).
+ */
+function downloadedEntry(set: SetRecord, file: FileRecord, refs: string, stamp: string, downloadedAt: string): FileEntry {
+  const { mtimeMs, stamp: stampText } = stampFields(stamp);
+  const entry: FileEntry = {
+    setId: set.id,
+    fileId: file.id,
+    slotIndex: file.slot_index,
+    slotKey: file.slot_key,
+    sizeBytes: file.size_bytes,
+    sha256: file.sha256,
+    participantRefs: refs,
+    isGold: set.is_gold,
+    acceptedAt: set.accepted_at,
+    updatedAt: set.updated_at,
+    mtimeMs,
+    downloadedAt,
+  };
+  if (stampText !== undefined) entry.stamp = stampText;
+  return entry;
+}
+
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+
+/** `new Date(ms).toISOString()`, remembered for the last millisecond asked: files verified in the same turn share one. */
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
 /** A set that failed as a whole before any of its files was looked at (reported, counted). */
 export function failSet(ctx: RunContext, setId: number, reason: string, code: FailureCode, event = true): void {
   ctx.accounting.recordFailure({ setId, reason, code });
@@ -340,7 +376,7 @@ async function downloadTask(
       ));
       acc.filesDownloaded++;
     }
-    sp.local.files[rel] = { ...entryMeta(set, file, refs), ...stampFields(stamp), downloadedAt: new Date(ctx.clock.now()).toISOString() };
+    sp.local.files[rel] = downloadedEntry(set, file, refs, stamp, isoTime(ctx.clock.now()));
     ctx.state.putLocal(sp.local);
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });

@@ -325,10 +325,11 @@ async function streamToPart(
   let outcome: StreamOutcome | undefined;
   if (sink) {
     outcome = await (sink as PartSink).settle();
-    if (outcome.kind === 'oversize') return { ...head!, outcome };
+    if (outcome.kind === 'oversize') return { status: head!.status, headers: head!.headers, outcome };
   }
   if (streamError !== undefined) throw streamError;
-  return { ...head!, outcome };
+  // Field by field: an object spread here cost several us per file.
+  return { status: head!.status, headers: head!.headers, outcome };
 }
 
 /** Downloads and verifies one file; resolves with the committed object's stamp (a folder: its mtime). */
