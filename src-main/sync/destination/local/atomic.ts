@@ -6,6 +6,7 @@ import { close, fchmod, fstat, open, promises as fs, rename, write, type Stats }
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { fileWriter } from './file-writer';
+import { pathUnder } from './key-paths';
 
 /**
  * The number in the next temp name: a counter (a random draw per temp file cost a
@@ -17,7 +18,7 @@ let tempCounter = randomBytes(4).readUInt32BE(0);
 /** `.<name>.<pid>-<8 hex digits>.tmp`: the pid tells a later sync whether the writer is gone (see consents.ts). */
 export function tempPathFor(target: string, tmpDir: string): string {
   tempCounter = (tempCounter + 1) >>> 0;
-  return path.join(tmpDir, `.${path.basename(target)}.${process.pid}-${tempCounter.toString(16).padStart(8, '0')}.tmp`);
+  return pathUnder(tmpDir, `.${path.basename(target)}.${process.pid}-${tempCounter.toString(16).padStart(8, '0')}.tmp`);
 }
 
 /** The writer's pid in a temp name made by tempPathFor; null for any other name. */

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
 import { tempPathFor, writeFileAtomic, writeSmallFileAtomic, type WrittenFile } from './atomic';
+import { pathUnder } from './key-paths';
 import { ensureRealDir } from './safe-dirs';
 import { NotRegularFileError, openRegularFile, readRegularFileSync } from './regular-file';
 
@@ -24,7 +25,7 @@ export const LINKED_STAMP = 'reached-through-a-link';
 const SMALL_WRITE_MAX_BYTES = 1024 * 1024;
 
 export function keyPath(root: string, key: string): string {
-  return path.join(root, ...key.split('/'));
+  return pathUnder(root, key);
 }
 
 function code(e: unknown): string | undefined {
@@ -384,13 +385,13 @@ export async function* presenceProblems(root: string, expected: Iterable<Expecte
     const unjudged = new Set<string>();
     for (const e of batch) for (const folder of foldersOnTheWay(e.key)) if (!folders.has(folder)) unjudged.add(folder);
     const folderList = [...unjudged];
-    const folderStats = await lstatAll(folderList.map((f) => path.join(root, f)));
+    const folderStats = await lstatAll(folderList.map((f) => pathUnder(root, f)));
     folderList.forEach((f, i) => {
       const st = folderStats[i];
       folders.set(f, st === undefined || st.isDirectory());
     });
     const linked = batch.map((e) => foldersOnTheWay(e.key).find((f) => folders.get(f) === false) ?? null);
-    const fileStats = await lstatAll(batch.map((e, i) => (linked[i] === null ? path.join(root, e.key) : '')).filter((p) => p !== ''));
+    const fileStats = await lstatAll(batch.map((e, i) => (linked[i] === null ? pathUnder(root, e.key) : '')).filter((p) => p !== ''));
     let at = 0;
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;

@@ -12,6 +12,7 @@ import type { ObjectInfo, Upload } from '../destination';
 import { isFatalFsError, localFsError } from '../../local-errors';
 import { tempPathFor } from './atomic';
 import type { FileWriter } from './file-writer';
+import { foldersDown, pathUnder } from './key-paths';
 import { linkedAfterRename, linkedBeforeRename, whereLinkLeads, type HeldParts, type PartPaths } from './part-upload';
 
 /**
@@ -53,8 +54,8 @@ export class MemoryUpload implements Upload {
 
   async commit(): Promise<ObjectInfo> {
     const { key, realRoot, dirParts, name, tmpDir } = this.paths;
-    const folders = dirParts.map((_, i) => path.join(realRoot, ...dirParts.slice(0, i + 1)));
-    const target = path.join(realRoot, ...dirParts, name);
+    const folders = foldersDown(realRoot, dirParts);
+    const target = pathUnder(folders.at(-1) ?? realRoot, name);
     const tmp = tempPathFor(target, tmpDir);
     // Held until the commit succeeds: refused or failed, close sets them aside like a part file's.
     const data = this.copyBytes();

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { EscapeError, type ExpectedBody, type ObjectInfo, type Upload } from '../destination';
 import { isFatalFsError, localFsError } from '../../local-errors';
 import type { FolderChecks } from './folder-checks';
+import { foldersDown } from './key-paths';
 
 // Read and write: a resume hashes the held bytes through the same descriptor (never by path).
 const OPEN_PART = constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW;
@@ -67,7 +68,7 @@ async function openPart(p: string): Promise<{ fd: number; held: number }> {
  * same moment (folder-checks.ts); the folders are looked at in parallel.
  */
 async function firstLinkedFolder(realRoot: string, dirParts: readonly string[], checks: FolderChecks): Promise<string | null> {
-  const dirs = dirParts.map((_, i) => path.join(realRoot, ...dirParts.slice(0, i + 1)));
+  const dirs = foldersDown(realRoot, dirParts);
   const bad = await Promise.all(dirs.map((dir) => checks.notRealFolder(dir)));
   const at = bad.indexOf(true);
   return at < 0 ? null : dirs[at]!;
@@ -94,6 +95,7 @@ export class HeldParts {
   /** Whether the listing had a part file of this download, under today's name or the older one. */
   async has(resumeKey: string): Promise<boolean> {
     const names = await this.listing();
+    if (names.size === 0) return false; // a first sync's case: no name to build, no pattern to match
     const legacy = legacyResumeKey(resumeKey);
     return names.has(`${resumeKey}.part`) || (legacy !== null && names.has(`${legacy}.part`));
   }
