@@ -404,8 +404,12 @@ describe('LocalFolder: the disk check over many files (batched lstat on the thre
 });
 
 describe('LocalFolder without the file writer thread (DATASET_SYNC_FILE_WRITER=off)', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     process.env.DATASET_SYNC_FILE_WRITER = 'off';
+    // The switch is read when a folder is opened: this block's folder is opened again under it.
+    await folder.close();
+    folder = createLocalFolder(dest);
+    expect(await folder.prepare()).toEqual([]);
   });
   afterEach(() => {
     delete process.env.DATASET_SYNC_FILE_WRITER;

@@ -46,7 +46,7 @@ import {
 } from './local/folder-files';
 import { FolderChecks } from './local/folder-checks';
 import { acquireLock } from './local/lock';
-import { fileWriter, type FileWriter } from './local/file-writer';
+import { fileWriter, fileWriterWanted, type FileWriter } from './local/file-writer';
 import { foldersDown, pathUnder } from './local/key-paths';
 import { tempPathFor } from './local/atomic';
 import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './local/memory-upload';
@@ -92,6 +92,8 @@ export class LocalFolder implements Destination {
   /** DEST/.dataset-sync/tmp and partial/, made into paths once (small files ask for them per file). */
   private readonly scratch: string;
   private readonly partial: string;
+  /** Whether small files go through the file writer thread: decided when the folder is opened (DATASET_SYNC_FILE_WRITER=off turns it off), not read from the environment per file. */
+  private readonly writerWanted = fileWriterWanted();
 
   /** `root`: an absolute path (createLocalFolder resolves it). */
   constructor(
@@ -174,14 +176,14 @@ export class LocalFolder implements Destination {
     checkKey(key);
     const mode = this.consentsRole || options.private === true ? 0o600 : 0o644;
     if (!this.consentsRole && key.includes('/') && (typeof body === 'string' || Buffer.isBuffer(body)) && Buffer.byteLength(body) <= MEMORY_UPLOAD_MAX_BYTES) {
-      const writer = fileWriter();
+      const writer = this.writerWanted ? fileWriter() : null;
       if (writer !== null) return this.writeSmallInFolder(writer, key, body, mode);
     }
     await this.ensureParent(key);
     // Temp files of the dataset go to .dataset-sync/tmp (a crash leaves no debris in sets/); a
     // consent record's beside it, where a later prepare finds it by its writer's pid.
     const tmpDir = this.consentsRole ? this.root : this.scratch;
-    const st = await writeAtomicFile(keyPath(this.root, key), body, mode, tmpDir);
+    const st = await writeAtomicFile(keyPath(this.root, key), body, mode, tmpDir, this.writerWanted);
     return { key, size: st.size, stamp: String(st.mtimeMs) };
   }
 
@@ -248,7 +250,7 @@ export class LocalFolder implements Destination {
     const realRoot = await this.realRootNow();
     const dirParts = parts.slice(0, -1);
     const name = parts.at(-1)!;
-    const writer = expect.size <= MEMORY_UPLOAD_MAX_BYTES ? fileWriter() : null;
+    const writer = this.writerWanted && expect.size <= MEMORY_UPLOAD_MAX_BYTES ? fileWriter() : null;
     if (writer !== null && !(await this.heldParts.has(expect.resumeKey))) {
       // Built field by field, not spread from `where`: a spread cost several us per file here.
       return new MemoryUpload({ key, partPath, realRoot, dirParts, name, tmpDir: this.scratch, resumeKey: expect.resumeKey }, writer, this.heldParts);

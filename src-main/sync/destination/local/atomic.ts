@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { close, fchmod, fstat, open, promises as fs, rename, write, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { fileWriter } from './file-writer';
+import { fileWriter, fileWriterWanted } from './file-writer';
 import { pathUnder } from './key-paths';
 
 /**
@@ -55,9 +55,15 @@ export interface WrittenFile {
  * O_TMPFILE + linkat(2) would spare the temp name, but Node exposes neither linkat nor /proc
  * links without a native module.
  */
-export async function writeSmallFileAtomic(target: string, data: string | Buffer, mode = 0o644, tmpDir = path.dirname(target)): Promise<WrittenFile> {
+export async function writeSmallFileAtomic(
+  target: string,
+  data: string | Buffer,
+  mode = 0o644,
+  tmpDir = path.dirname(target),
+  writerWanted = fileWriterWanted(),
+): Promise<WrittenFile> {
   const tmp = tempPathFor(target, tmpDir);
-  const writer = fileWriter();
+  const writer = writerWanted ? fileWriter() : null;
   if (writer !== null) {
     // The caller keeps its Buffer: sent as a copy.
     const result = await writer.put({ tmp, target, data, mode, folders: [], makeFolder: false });

@@ -198,12 +198,16 @@ let shared: FileWriter | undefined;
 let unavailable = false;
 
 /**
- * The process's writer, started on first use; null where no worker thread can start, or when
- * DATASET_SYNC_FILE_WRITER=off (tests of the other path, before/after measurements): callers then
- * use part files and the thread pool.
+ * False when DATASET_SYNC_FILE_WRITER=off (tests of the other path, before/after measurements):
+ * callers then use part files and the thread pool. Read once per folder opened: a read of
+ * process.env costs microseconds, too much to pay per file.
  */
+export function fileWriterWanted(): boolean {
+  return process.env.DATASET_SYNC_FILE_WRITER !== 'off';
+}
+
+/** The process's writer, started on first use; null where no worker thread can start (callers then use part files and the thread pool). */
 export function fileWriter(): FileWriter | null {
-  if (process.env.DATASET_SYNC_FILE_WRITER === 'off') return null;
   if (shared !== undefined) return shared;
   if (unavailable) return null;
   const started = FileWriter.start();

@@ -227,11 +227,13 @@ export async function writeAtomicFile(
   body: string | Buffer | AsyncIterable<string | Buffer>,
   mode: number,
   tmpDir: string,
+  /** Small bodies through the file writer thread (LocalFolder decides once: file-writer.ts fileWriterWanted). */
+  writerWanted = true,
 ): Promise<WrittenFile> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     if (bytes <= SMALL_WRITE_MAX_BYTES) {
-      return writeSmallFileAtomic(target, body, mode, tmpDir);
+      return writeSmallFileAtomic(target, body, mode, tmpDir, writerWanted);
     }
     await writeFileAtomic(target, body, mode, tmpDir);
     return fs.lstat(target);
