@@ -67,27 +67,17 @@ function entryMeta(set: SetRecord, file: FileRecord, refs: string): EntryMeta {
 }
 
 /**
- * The record of a file just verified, built field by field: two object spreads and a fresh
- * toISOString here cost 15 us a file (a tenth of a small file's share of the event loop).
+ * The record of a file just verified: entryMeta's fresh object with the stamp and the time added
+ * to it, not both spread into a new one (6 us a file against 0.5 us in a micro-benchmark; the
+ * spreads' line was the hottest of the engine's thread in a profile of a first sync).
  */
 function downloadedEntry(set: SetRecord, file: FileRecord, refs: string, stamp: string, downloadedAt: string): FileEntry {
   const { mtimeMs, stamp: stampText } = stampFields(stamp);
-  const entry: FileEntry = {
-    setId: set.id,
-    fileId: file.id,
-    slotIndex: file.slot_index,
-    slotKey: file.slot_key,
-    sizeBytes: file.size_bytes,
-    sha256: file.sha256,
-    participantRefs: refs,
-    isGold: set.is_gold,
-    acceptedAt: set.accepted_at,
-    updatedAt: set.updated_at,
-    mtimeMs,
-    downloadedAt,
-  };
+  const entry: EntryMeta & Partial<FileEntry> = entryMeta(set, file, refs);
+  entry.mtimeMs = mtimeMs;
   if (stampText !== undefined) entry.stamp = stampText;
-  return entry;
+  entry.downloadedAt = downloadedAt;
+  return entry as FileEntry;
 }
 
 let lastIsoMs = Number.NaN;
