@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { close, fchmod, fstat, open, promises as fs, rename, write, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { fileWriter, fileWriterWanted } from './file-writer';
+import { fileWriter } from './file-writer';
 import { pathUnder } from './key-paths';
 
 /**
@@ -58,9 +58,10 @@ export interface WrittenFile {
 export async function writeSmallFileAtomic(
   target: string,
   data: string | Buffer,
-  mode = 0o644,
-  tmpDir = path.dirname(target),
-  writerWanted = fileWriterWanted(),
+  mode: number,
+  tmpDir: string,
+  /** Through the file writer thread when it can start (LocalFolder reads the switch once: file-writer.ts fileWriterWanted). */
+  writerWanted: boolean,
 ): Promise<WrittenFile> {
   const tmp = tempPathFor(target, tmpDir);
   const writer = writerWanted ? fileWriter() : null;

@@ -228,7 +228,7 @@ export async function writeAtomicFile(
   mode: number,
   tmpDir: string,
   /** Small bodies through the file writer thread (LocalFolder decides once: file-writer.ts fileWriterWanted). */
-  writerWanted = true,
+  writerWanted: boolean,
 ): Promise<WrittenFile> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
