@@ -47,7 +47,7 @@ import {
 import { FolderChecks } from './local/folder-checks';
 import { acquireLock } from './local/lock';
 import { fileWriter, fileWriterWanted, type FileWriter } from './local/file-writer';
-import { foldersDown, pathUnder } from './local/key-paths';
+import { commitPaths, pathUnder } from './local/key-paths';
 import { tempPathFor } from './local/atomic';
 import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './local/memory-upload';
 import { HeldParts, linkedAfterRename, LocalUpload, whereLinkLeads } from './local/part-upload';
@@ -198,8 +198,7 @@ export class LocalFolder implements Destination {
     const realRoot = await this.realRootNow();
     const parts = key.split('/');
     const dirParts = parts.slice(0, -1);
-    const folders = foldersDown(realRoot, dirParts);
-    const target = pathUnder(folders.at(-1) ?? realRoot, parts.at(-1)!);
+    const { folders, target } = commitPaths(realRoot, dirParts, parts.at(-1)!);
     const result = await writer.put({ tmp: tempPathFor(target, this.scratch), target, data: body, mode, folders, makeFolder: true });
     if ('linked' in result) {
       // Found before: refused as ensureRealDir refuses it (the sync stops naming it). Found after

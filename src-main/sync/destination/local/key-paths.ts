@@ -19,3 +19,9 @@ export function foldersDown(root: string, dirParts: readonly string[]): string[]
   for (const part of dirParts) folders.push((at = pathUnder(at, part)));
   return folders;
 }
+
+/** A small object's commit through the file writer: the folders it checks around the rename, and its target path. */
+export function commitPaths(realRoot: string, dirParts: readonly string[], name: string): { folders: string[]; target: string } {
+  const folders = foldersDown(realRoot, dirParts);
+  return { folders, target: pathUnder(folders.at(-1) ?? realRoot, name) };
+}

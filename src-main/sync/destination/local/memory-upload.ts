@@ -12,7 +12,7 @@ import type { ObjectInfo, Upload } from '../destination';
 import { isFatalFsError, localFsError } from '../../local-errors';
 import { tempPathFor } from './atomic';
 import type { FileWriter } from './file-writer';
-import { foldersDown, pathUnder } from './key-paths';
+import { commitPaths } from './key-paths';
 import { linkedAfterRename, linkedBeforeRename, whereLinkLeads, type HeldParts, type PartPaths } from './part-upload';
 
 /**
@@ -54,8 +54,7 @@ export class MemoryUpload implements Upload {
 
   async commit(): Promise<ObjectInfo> {
     const { key, realRoot, dirParts, name, tmpDir } = this.paths;
-    const folders = foldersDown(realRoot, dirParts);
-    const target = pathUnder(folders.at(-1) ?? realRoot, name);
+    const { folders, target } = commitPaths(realRoot, dirParts, name);
     const tmp = tempPathFor(target, tmpDir);
     // Held until the commit succeeds: refused or failed, close sets them aside like a part file's.
     const data = this.copyBytes();
