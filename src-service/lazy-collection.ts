@@ -133,14 +133,17 @@ export class LazyCollection {
     };
   }
 
-  /** A file of a lazy set by id, built now (with its body), or undefined. */
-  fileById(fileId: number): { file: FileRecord; set: SetRecord } | undefined {
+  /**
+   * A file of a lazy set by id, built now (with its body), or undefined. Only that file is built:
+   * a file request needs one body and one SHA-256 (its ETag), not the whole set's four.
+   */
+  fileById(fileId: number): FileRecord | undefined {
     const offset = fileId - this.base.file;
     if (!Number.isInteger(offset) || offset < 0 || offset >= this.count * this.slots) return undefined;
     const index = Math.floor(offset / this.slots);
-    const set = this.setAt(index);
-    const file = set.files[offset % this.slots];
-    return file && { file, set };
+    const s = offset % this.slots;
+    const slot = this.collection.slots[s];
+    return slot && this.fileAt(index, this.base.set + index, s, slot.index, slot.key);
   }
 
   consentById(consentId: number): ConsentRecord | undefined {

@@ -80,13 +80,13 @@ export class Store {
   }
 
   /** A file is served only when its set is accepted and belongs to one of the caller's collections. */
-  servableFile(clientId: number, fileId: number): { file: FileRecord; set: SetRecord } | undefined {
+  servableFile(clientId: number, fileId: number): FileRecord | undefined {
     const lazyFile = this.lazy?.fileById(fileId);
-    if (lazyFile) return this.collectionFor(clientId, lazyFile.set.collectionId) ? lazyFile : undefined;
+    if (lazyFile && this.lazy) return this.collectionFor(clientId, this.lazy.collectionId) ? lazyFile : undefined;
     const file = this.files.get(fileId);
     const set = file && this.sets.get(file.setId);
     if (!file || !set || set.status !== 'accepted') return undefined;
-    return this.collectionFor(clientId, set.collectionId) ? { file, set } : undefined;
+    return this.collectionFor(clientId, set.collectionId) ? file : undefined;
   }
 
   servableConsent(clientId: number, consentId: number): ConsentRecord | undefined {

@@ -162,9 +162,8 @@ function listSets(collectionId: number, clientId: number, url: URL, ctx: Deliver
 }
 
 function serveFile(req: IncomingMessage, fileId: number, clientId: number, ctx: DeliveryContext, ignoreRange: boolean): ResponsePlan {
-  const found = ctx.store.servableFile(clientId, fileId);
-  if (!found) return errorPlan(404, `file ${fileId} not found`);
-  const { file } = found;
+  const file = ctx.store.servableFile(clientId, fileId);
+  if (!file) return errorPlan(404, `file ${fileId} not found`);
   const etag = `"${file.sha256}"`;
   const headers: Record<string, string | number> = {
     'content-type': file.contentType,
