@@ -1,7 +1,9 @@
 // Scenario 9 (issue #21, point 7): a million small files. The reference service in lazy mode
 // (src-service/lazy-collection.ts) serves BENCH_SCALE_FILES files (default 1,000,000 =
 // 250,000 sets x 4 x 1 KiB; --quick: 4,000) without holding them. Measured in one run:
-// - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s;
+// - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s; beside
+//   them, 4 curls over the files and the consents (what the spec's procedure fetches, so the
+//   floor of any client on this machine), reported, not a target;
 // - no-op re-sync: ours vs `find DEST -printf '%s %T@\n'` over the same folder;
 // - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
 // - peak RSS (GNU time -v), the engine state folder's size (DEST/.dataset-sync), and the
@@ -50,30 +52,70 @@ async function oursWithStall(ctx: BenchContext, svc: BenchService, dest: string,
   return { run, stall };
 }
 
+interface CurlConfigs {
+  /** One config per stream: the files only. */
+  files: string[];
+  /** One config per stream: the files and every participant's consent. */
+  withConsents: string[];
+  fileCount: number;
+  consentCount: number;
+}
+
 /**
- * Walks the collection's feed (untimed) and writes one curl config per stream, files dealt
- * round-robin, outputs under `dest` as our layout names them (sets/<set id>/<filename>). The
- * URLs are streamed to disk page by page, so the bench holds no list of a million files.
+ * Walks the collection's feed (untimed) and writes two sets of curl configs, one config per
+ * stream, URLs dealt round-robin, outputs under `dest` as our layout names them
+ * (sets/<set id>/<filename>, consents under consents/<set id>/). The URLs are streamed to disk
+ * page by page, so the bench holds no list of a million files.
  */
-async function writeCurlConfigs(svc: BenchService, dest: string, work: string): Promise<{ configs: string[]; files: number }> {
-  const configs = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-${i}.cfg`));
+async function writeCurlConfigs(svc: BenchService, dest: string, work: string): Promise<CurlConfigs> {
+  const files = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-${i}.cfg`));
+  const withConsents = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-consents-${i}.cfg`));
   const head = ['silent', 'show-error', 'fail', 'create-dirs', `header = ${q(`Authorization: Bearer ${svc.apiKey}`)}`].join('\n') + '\n';
-  for (const cfg of configs) await fs.writeFile(cfg, head, { mode: 0o600 });
-  let files = 0;
+  for (const cfg of [...files, ...withConsents]) await fs.writeFile(cfg, head, { mode: 0o600 });
+  const entry = (url: string, output: string) => `url = ${q(url)}\noutput = ${q(output)}\n`;
+  let fileCount = 0;
+  let consentCount = 0;
   for (let page = 1; ; page++) {
     const res = await fetch(`${svc.deliveryBaseUrl}/collections/${svc.collectionId}/sets?per_page=${PER_PAGE}&page=${page}`, { headers: { authorization: `Bearer ${svc.apiKey}` } });
     if (!res.ok) throw new Error(`listing page ${page}: HTTP ${res.status}`);
-    const body = (await res.json()) as { sets: Array<{ id: number; files: Array<{ url: string; filename: string }> }>; has_more: boolean };
-    const chunks: string[] = Array.from({ length: STREAMS }, () => '');
+    const body = (await res.json()) as {
+      sets: Array<{ id: number; files: Array<{ url: string; filename: string }>; participants: Array<{ participant_ref: string; consent: { url: string } | null }> }>;
+      has_more: boolean;
+    };
+    const fileChunks: string[] = Array.from({ length: STREAMS }, () => '');
+    const bothChunks: string[] = Array.from({ length: STREAMS }, () => '');
+    let both = fileCount + consentCount;
     for (const set of body.sets) {
       for (const f of set.files) {
-        chunks[files++ % STREAMS] += `url = ${q(f.url)}\noutput = ${q(path.join(dest, 'sets', String(set.id), f.filename))}\n`;
+        const line = entry(f.url, path.join(dest, 'sets', String(set.id), f.filename));
+        fileChunks[fileCount++ % STREAMS] += line;
+        bothChunks[both++ % STREAMS] += line;
+      }
+      for (const p of set.participants) {
+        if (!p.consent) continue;
+        bothChunks[both++ % STREAMS] += entry(p.consent.url, path.join(dest, 'consents', String(set.id), `${p.participant_ref}.json`));
+        consentCount++;
       }
     }
-    for (const [i, chunk] of chunks.entries()) if (chunk) await fs.appendFile(configs[i]!, chunk);
+    for (let i = 0; i < STREAMS; i++) {
+      if (fileChunks[i]) await fs.appendFile(files[i]!, fileChunks[i]!);
+      if (bothChunks[i]) await fs.appendFile(withConsents[i]!, bothChunks[i]!);
+    }
     if (!body.has_more) break;
   }
-  return { configs, files };
+  return { files, withConsents, fileCount, consentCount };
+}
+
+/** 4 curl processes over the given configs (each keeping its connection), into a fresh folder deleted after. */
+async function runCurls(ctx: BenchContext, configs: string[], dest: string, label: string) {
+  const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
+  for (const cfg of configs) await fs.rm(cfg, { force: true });
+  const failed = curl.results.find((r) => r.exitCode !== 0);
+  const rssKb = Math.max(...curl.results.map((r) => r.maxRssKb ?? 0));
+  const cpuS = curl.results.reduce((sum, r) => sum + (r.userS ?? NaN) + (r.sysS ?? NaN), 0);
+  ctx.log(`  4x curl, ${label}: ${fmt(curl.wallMs / 1000, 1)} s${failed ? ` FAILED ${failed.stderrTail.slice(-200)}` : ''}`);
+  await dropDest(dest);
+  return { wallMs: curl.wallMs, failed: failed !== undefined, rssKb, cpuS };
 }
 
 /** Apparent size of everything under `dir` (du -sb), NaN when du fails. */
@@ -100,17 +142,15 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
   const curlDest = await freshDest(ctx);
   let dest: string | undefined;
   try {
-    // Peer: 4 curl processes over the same URLs, each keeping its connection (no verification).
-    const { configs, files: listed } = await writeCurlConfigs(svc, curlDest, ctx.workDir);
-    if (listed !== files) throw new Error(`the listing has ${listed} files, expected ${files}`);
+    // Peers: 4 curl processes over the same URLs, each keeping its connection (no verification);
+    // then the same over the files and the consents.
+    const configs = await writeCurlConfigs(svc, curlDest, ctx.workDir);
+    if (configs.fileCount !== files) throw new Error(`the listing has ${configs.fileCount} files, expected ${files}`);
     // Each first sync starts from the same file-system state (settleFileSystem: deleted inodes).
     const settledBy = await settleFileSystem();
-    const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
-    for (const cfg of configs) await fs.rm(cfg, { force: true });
-    const curlFailed = curl.results.find((r) => r.exitCode !== 0);
-    const curlRss = Math.max(...curl.results.map((r) => r.maxRssKb ?? 0));
-    ctx.log(`  4x curl: ${fmt(curl.wallMs / 1000, 1)} s${curlFailed ? ` FAILED ${curlFailed.stderrTail.slice(-200)}` : ''}`);
-    await dropDest(curlDest);
+    const curl = await runCurls(ctx, configs.files, curlDest, 'files');
+    await settleFileSystem();
+    const curlBoth = await runCurls(ctx, configs.withConsents, curlDest, 'files and consents');
 
     dest = await freshDest(ctx);
     await svc.resetStats();
@@ -154,6 +194,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
 
     const firstS = first.run.wallMs / 1000;
     const curlS = curl.wallMs / 1000;
+    const curlBothS = curlBoth.wallMs / 1000;
     const noopS = median(noop.map((n) => n.run.wallMs)) / 1000;
     const findS = median(find.map((f) => f.wallMs)) / 1000;
     const plusS = median(plus.map((p) => p.run.wallMs)) / 1000;
@@ -177,13 +218,20 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
       ...table(
         ['peer', 'runs (s)', 'median (s)', 'files/s', 'peak RSS MB'],
         [
-          [`4 parallel curls, same URLs, no verification${curlFailed ? ' (FAILED)' : ''}`, fmt(curlS), fmt(curlS), fmt(files / curlS, 0), mb(curlRss)],
+          [`4 parallel curls, same URLs, no verification${curl.failed ? ' (FAILED)' : ''}`, fmt(curlS), fmt(curlS), fmt(files / curlS, 0), mb(curl.rssKb)],
+          [
+            `4 parallel curls, the files and the ${configs.consentCount} consents (what the spec's procedure fetches), no verification${curlBoth.failed ? ' (FAILED)' : ''}`,
+            fmt(curlBothS),
+            fmt(curlBothS),
+            `${fmt(files / curlBothS, 0)} (media files)`,
+            mb(curlBoth.rssKb),
+          ],
           [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', mb(Math.max(...find.map((f) => f.rssKb)))],
         ],
       ),
       '',
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
-      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
     ];
     const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
     const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
