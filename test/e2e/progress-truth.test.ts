@@ -148,8 +148,12 @@ describe('progress truth on a 200-set sync', () => {
         return row ? { state: row.dataset.state, text: row.textContent ?? '' } : null;
       }, id);
     };
-    await expect.poll(async () => (await shownRow(corrupt.id))?.state, { timeout: 30_000 }).toBe('failed');
-    expect((await shownRow(corrupt.id))?.text).toContain('Failed: Arrived damaged');
+    // State and words from the same look: rows pinned above it can push the failed row out of the window between two.
+    const failedWords = async () => {
+      const row = await shownRow(corrupt.id);
+      return row?.state === 'failed' ? row.text : `state ${row?.state ?? 'not shown'}`;
+    };
+    await expect.poll(failedWords, { timeout: 30_000 }).toContain('Failed: Arrived damaged');
 
     // Transfers in flight: pinned on top with their own speed while finished rows sit below.
     const firstRows = page.locator('[role="row"][data-file-id]');
