@@ -111,24 +111,26 @@ export class LazyCollection {
       role: p === 0 ? 'A' : 'B',
       consentId: this.base.consent + index * 2 + p,
     }));
-    const files: FileRecord[] = this.collection.slots.map((slot, s) => this.fileAt(index, setId, s, slot.index, slot.key));
+    const files: FileRecord[] = this.collection.slots.map((slot, s) => this.fileAt(index, s, slot));
     return { id: setId, collectionId: this.collectionId, status: 'accepted', submittedAt, acceptedAt, updatedAt: acceptedAt, isGold: index % 8 === 3, participants, files };
   }
 
-  private fileAt(index: number, setId: number, s: number, slotIndex: number, slotKey: string): FileRecord {
-    const bytes = this.body(setId, slotIndex);
+  /** The file of slot position `s` (the collection's `s`-th slot) of the set at feed position `index`. */
+  private fileAt(index: number, s: number, slot: { index: number; key: string }): FileRecord {
+    const setId = this.base.set + index;
+    const bytes = this.body(setId, slot.index);
     return {
       id: this.base.file + index * this.slots + s,
       setId,
-      slotIndex,
-      slotKey,
-      filename: fileNameFor(setId, slotIndex, this.collection.fileExt),
+      slotIndex: slot.index,
+      slotKey: slot.key,
+      filename: fileNameFor(setId, slot.index, this.collection.fileExt),
       contentType: this.collection.contentType,
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
       diskPath: '',
       bytes,
-      media: { width: 1920, height: 1080, fps: 30, duration: 10 + (mixSeed(setId, slotIndex) % 50), codec: 'h264' },
+      media: { width: 1920, height: 1080, fps: 30, duration: 10 + (mixSeed(setId, slot.index) % 50), codec: 'h264' },
       version: 0,
     };
   }
@@ -143,7 +145,7 @@ export class LazyCollection {
     const index = Math.floor(offset / this.slots);
     const s = offset % this.slots;
     const slot = this.collection.slots[s];
-    return slot && this.fileAt(index, this.base.set + index, s, slot.index, slot.key);
+    return slot && this.fileAt(index, s, slot);
   }
 
   consentById(consentId: number): ConsentRecord | undefined {
