@@ -311,7 +311,7 @@ export const invokeArgSchemas = { ...coreArgSchemas, ...recruiterArgSchemas };
 export type InvokeChannels = CoreInvokeChannels & RecruiterInvokeChannels;
 export type InvokeChannel = keyof InvokeChannels;
 
-/** Main -> window pushes. Sync events arrive batched (a few messages a second), never one per chunk. */
+/** Main -> window pushes. Sync events arrive batched (a few messages a second), never one per chunk; a batch keeps only each file's newest state and the newest progress (app/pending-events.ts). */
 export interface EventChannels {
   'sync:events': { accountId: string; collectionId: number; events: SyncEvent[] };
   'sync:state': SyncRunState;

@@ -1,7 +1,7 @@
-// Batches a fast event stream into a few messages a second. Progress events supersede one
-// another, so a batch keeps only the newest (moved to where it arrived); every other event
-// is kept, in order.
+// Batches a fast event stream into a few messages a second, without the events a later one in
+// the same batch supersedes (pending-events.ts).
 import type { SyncEvent } from '../../src-shared/sync-events';
+import { PendingEvents } from './pending-events';
 
 export interface EventBatcher {
   push(event: SyncEvent): void;
@@ -11,8 +11,9 @@ export interface EventBatcher {
 
 export const DEFAULT_BATCH_INTERVAL_MS = 250;
 
-export function createEventBatcher(send: (events: SyncEvent[]) => void, intervalMs = DEFAULT_BATCH_INTERVAL_MS): EventBatcher {
-  let pending: SyncEvent[] = [];
+/** Sends after `intervalMs`, or as soon as `maxSize` events are pending. */
+export function createEventBatcher(send: (events: SyncEvent[]) => void, intervalMs = DEFAULT_BATCH_INTERVAL_MS, maxSize = Infinity): EventBatcher {
+  const pending = new PendingEvents();
   let timer: ReturnType<typeof setTimeout> | null = null;
 
   const flush = () => {
@@ -20,20 +21,14 @@ export function createEventBatcher(send: (events: SyncEvent[]) => void, interval
       clearTimeout(timer);
       timer = null;
     }
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    send(batch);
+    if (pending.size > 0) send(pending.take());
   };
 
   return {
     push(event) {
-      if (event.type === 'progress') {
-        const previous = pending.findIndex((e) => e.type === 'progress');
-        if (previous >= 0) pending.splice(previous, 1);
-      }
       pending.push(event);
-      timer ??= setTimeout(flush, intervalMs);
+      if (pending.size >= maxSize) flush();
+      else timer ??= setTimeout(flush, intervalMs);
     },
     flush,
   };

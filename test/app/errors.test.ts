@@ -47,4 +47,41 @@ describe('event batcher', () => {
     batcher.flush();
     expect(batches).toHaveLength(1);
   });
+
+  const file = (fileId: number, state: 'queued' | 'downloading' | 'verified', setId = 7): SyncEvent => ({ type: 'file', setId, fileId, path: `sets/${setId}/${fileId}.mp4`, sizeBytes: 10, state });
+
+  it("keeps a file's newest state where the file was first reported, and the other events in order", () => {
+    const batches: SyncEvent[][] = [];
+    const batcher = createEventBatcher((b) => batches.push(b), 60_000);
+    batcher.push(file(1, 'queued'));
+    batcher.push(file(2, 'queued'));
+    batcher.push(progress(1));
+    batcher.push(file(1, 'downloading'));
+    batcher.push({ type: 'set', setId: 7, state: 'discovered', files: 2, isGold: false });
+    batcher.push(file(1, 'verified'));
+    batcher.push(file(1, 'queued', 8)); // the same file id in another set is another file
+    batcher.push(progress(2));
+    batcher.flush();
+    batcher.push(file(1, 'verified', 8));
+    batcher.flush();
+    expect(batches).toEqual([
+      [file(1, 'verified'), file(2, 'queued'), { type: 'set', setId: 7, state: 'discovered', files: 2, isGold: false }, file(1, 'queued', 8), progress(2)],
+      // A new batch starts afresh: the file's newer state is sent again.
+      [file(1, 'verified', 8)],
+    ]);
+  });
+
+  it('sends as soon as the batch holds its most events, counting only those it keeps', () => {
+    const batches: SyncEvent[][] = [];
+    const batcher = createEventBatcher((b) => batches.push(b), 60_000, 3);
+    batcher.push(file(1, 'queued'));
+    batcher.push(file(1, 'downloading'));
+    batcher.push(file(1, 'verified'));
+    batcher.push(file(2, 'queued'));
+    expect(batches).toEqual([]);
+    batcher.push(file(3, 'queued'));
+    expect(batches).toEqual([[file(1, 'verified'), file(2, 'queued'), file(3, 'queued')]]);
+    batcher.flush();
+    expect(batches).toHaveLength(1);
+  });
 });
