@@ -11,11 +11,14 @@ import { readFreeBytes } from './app/dataset-card';
 import { runEngineJob } from './app/engine-job';
 import { EVENT_BATCH_MS, EVENT_BATCH_SIZE, type FromWorker, type StartMessage, type ToWorker } from './app/engine-thread/messages';
 import { createEventBatcher } from './app/event-batcher';
+import { lowerThisThreadsPriority } from './app/engine-thread/thread-priority';
 import { createPauseGate, runSync } from './sync/engine';
 import { runRepair } from './sync/repair';
 
 const port = parentPort;
 if (!port) throw new Error('engine-worker.ts runs as a worker thread only.');
+// Before any thread of the engine starts: the threads it starts (file writer, hashing) inherit it.
+lowerThisThreadsPriority();
 const post = (message: FromWorker) => port.postMessage(message);
 
 const gate = createPauseGate();

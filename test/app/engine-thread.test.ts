@@ -1,16 +1,18 @@
 // The app's syncs in the engine thread (issue #21; src-main/engine-worker.ts, app/engine-thread/):
 // through the app services (whose default runs every sync and repair in a worker thread) against
 // the reference service over loopback and real files: the files verified on disk, the events in
-// the order the engine emitted them, pause / resume / cancel across the thread, the system proxy
-// asked of this thread, and a thread that dies becoming the controller's "stopped unexpectedly".
+// the order the engine emitted them, pause / resume / cancel across the thread, its lower priority,
+// the system proxy asked of this thread, and a thread that dies becoming the controller's
+// "stopped unexpectedly".
 // The main thread's event-loop stall is measured in engine-thread-stall.test.ts.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceService, type RunningService } from '../../src-service/index';
 import { useSystemProxy } from '../../src-main/api/system-proxy';
+import { ENGINE_THREAD_NICENESS } from '../../src-main/app/engine-thread/thread-priority';
 import { createMainServices, type MainServices, type MainServicesDeps } from '../../src-main/ipc/services';
 import type { EventChannel, EventChannels, IpcResult, SyncRunState } from '../../src-shared/ipc-contract';
 import type { SyncEvent } from '../../src-shared/sync-events';
@@ -87,6 +89,18 @@ const events = (app: App, from = 0): SyncEvent[] =>
 const states = (app: App, from = 0): SyncRunState[] => app.emitted.slice(from).flatMap((e) => (e.channel === 'sync:state' ? [e.payload as SyncRunState] : []));
 const ended = (app: App, from: number) => states(app, from).some((s) => !s.running && !s.verifying);
 
+/** The niceness of each thread of this process, by thread id (Linux: field 19 of /proc/self/task/<tid>/stat). */
+async function threadNiceness(): Promise<Map<number, number>> {
+  const niceness = new Map<number, number>();
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => null); // a thread that just ended
+    if (stat === null) continue;
+    // After the command's closing parenthesis: state is field 3, niceness field 19.
+    niceness.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return niceness;
+}
+
 async function syncToEnd(app: App, arg: { collectionId: number; full?: boolean } = { collectionId }): Promise<SyncRunState> {
   const from = app.emitted.length;
   await value(app, 'sync:start', arg);
@@ -152,6 +166,12 @@ describe('a sync in the engine thread', () => {
     // The engine itself says paused: the pause reached the thread's gate.
     const heldFrom = app.emitted.length;
     await until('a progress event that says paused', () => events(app, heldFrom).some((e) => e.type === 'progress' && e.paused));
+    if (process.platform === 'linux') {
+      // The engine's threads yield the CPU to this one (thread-priority.ts; Linux only, where a thread has its own niceness).
+      const niceness = await threadNiceness();
+      expect(niceness.get(process.pid)).toBeLessThan(ENGINE_THREAD_NICENESS);
+      expect([...niceness.values()]).toContain(ENGINE_THREAD_NICENESS);
+    }
     expect(await value<SyncRunState>(app, 'sync:resume', { collectionId })).toMatchObject({ running: true, paused: false });
     await until('a progress event that is not paused', () => events(app, heldFrom).some((e) => e.type === 'progress' && !e.paused && e.bytesPerSecond > 0));
     await until('the sync to end', () => ended(app, from));
