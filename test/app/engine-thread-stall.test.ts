@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBenchService, type BenchService } from '../../bench/lib/service';
 import { createMainServices, type MainServices } from '../../src-main/ipc/services';
@@ -97,6 +97,27 @@ interface Measured {
   events: number;
   /** The idle control process's longest delay and p99 during the run, ms. */
   control: { maxMs: number; p99Ms: number };
+  /** This thread's garbage collections during the run: the longest pause and the sum, ms. */
+  gc: { maxMs: number; totalMs: number; count: number };
+}
+
+/** Watches this thread's garbage collector: a pause of its heap is a stall of its event loop that no relaying explains. */
+function watchGc(): { stop(): Measured['gc'] } {
+  const gc = { maxMs: 0, totalMs: 0, count: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+      gc.totalMs += entry.duration;
+      gc.count++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop() {
+      observer.disconnect();
+      return { maxMs: Math.round(gc.maxMs * 100) / 100, totalMs: Math.round(gc.totalMs), count: gc.count };
+    },
+  };
 }
 
 async function appWith(engineThread: 'worker' | 'main', dest: string): Promise<{ run(): Promise<Measured> }> {
@@ -131,12 +152,14 @@ async function appWith(engineThread: 'worker' | 'main', dest: string): Promise<{
       await control.read(); // starts its window now
       const histogram = monitorEventLoopDelay({ resolution: 10 });
       histogram.enable();
+      const gc = watchGc();
       const t0 = performance.now();
       const elu0 = performance.eventLoopUtilization();
       const started = (await services.handlers['sync:start']({ collectionId: service.collectionId })) as IpcResult<SyncRunState>;
       if (!started.ok) throw new Error(started.error.message);
       await until('the sync to end', () => states.some((s) => !s.running && s.lastSummary !== null), 900_000);
       histogram.disable();
+      const gcSeen = gc.stop();
       const busyMs = Math.round(performance.eventLoopUtilization(elu0).active);
       const wallMs = Math.round(performance.now() - t0);
       const ms = (ns: number) => Math.round(ns / 1e4) / 100;
@@ -149,6 +172,7 @@ async function appWith(engineThread: 'worker' | 'main', dest: string): Promise<{
         firstEventMs: Math.round(firstEvent - t0),
         events,
         control: await control.read(),
+        gc: gcSeen,
       };
     },
   };
@@ -157,7 +181,7 @@ async function appWith(engineThread: 'worker' | 'main', dest: string): Promise<{
 function line(name: string, m: Measured): string {
   return (
     `${name}: longest stall ${m.stallMs} ms (p99 ${m.p99Ms} ms; an idle control process meanwhile: ${m.control.maxMs} ms, p99 ${m.control.p99Ms} ms), ` +
-    `busy ${m.busyMs} ms, wall ${m.wallMs} ms, first event after ${m.firstEventMs} ms, ${m.events} events (${Math.round(m.events / (m.wallMs / 1000))}/s), ${m.summary.filesDownloaded} downloaded`
+    `busy ${m.busyMs} ms (GC: longest ${m.gc.maxMs} ms, ${m.gc.count} collections, ${m.gc.totalMs} ms), wall ${m.wallMs} ms, first event after ${m.firstEventMs} ms, ${m.events} events (${Math.round(m.events / (m.wallMs / 1000))}/s), ${m.summary.filesDownloaded} downloaded`
   );
 }
 
