@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Bridge } from '../../scripts/web-bridge/server';
 import type { Page } from 'playwright-core';
-import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { dismissNotices, startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { docScreenshot } from '../support/doc-screenshot';
 
 const SETS = 6;
@@ -70,7 +70,7 @@ describe('dataset card, per-folder history and activity', () => {
     await expect.poll(() => bridge.shownInFolder.at(-1)).toBe(`${folder}.consents`);
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/intact$/);
-    for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
+    await dismissNotices(page);
     await page.getByRole('heading', { name: 'Dataset on disk' }).scrollIntoViewIfNeeded();
     await docScreenshot(page, 'dataset-card');
 

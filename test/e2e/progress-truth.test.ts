@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ProgressEvent } from '../../src-shared/sync-events';
-import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { dismissNotices, startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { recordPushedProgress } from '../support/pushed-progress';
 import { docScreenshot } from '../support/doc-screenshot';
 
@@ -179,7 +179,7 @@ describe('progress truth on a 200-set sync', () => {
     expect((await firstRows.evaluateAll((rows) => rows.slice(0, 3).map((r) => (r as HTMLElement).dataset.state))).every((st) => st === 'downloading')).toBe(true);
     // Once the rate window holds only the trickles, the rate and ETA are theirs (for the screenshot).
     await expect.poll(() => page.getByTestId('overall-progress').textContent(), { timeout: 10_000 }).toMatch(/ · (\d+ B|\d(\.\d+)? KiB)\/s · /);
-    for (const close of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await close.click();
+    await dismissNotices(page);
     await page.getByRole('heading', { name: 'Files' }).scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollTo(0, 0));
     await docScreenshot(page, 'sync');

@@ -51,3 +51,12 @@ export async function startBrowserApp(options: BrowserAppOptions): Promise<Brows
     },
   };
 }
+
+/**
+ * Closes every notice shown, one at a time (a list of locators taken first would point past the
+ * end once the first closes).
+ */
+export async function dismissNotices(page: Page): Promise<void> {
+  const dismiss = page.getByRole('button', { name: 'Dismiss notice' });
+  while ((await dismiss.count()) > 0) await dismiss.first().click();
+}
