@@ -99,6 +99,15 @@ export interface SyncTuning {
   hashWorkers?: number;
 }
 
+/**
+ * The identity of a file in the event stream: its set and its file id (one file id may be in two
+ * sets). The window's Files table keys its rows by it, and the app's batchers
+ * (src-main/app/pending-events.ts) keep one event per key, so both must agree on it.
+ */
+export function fileKey(file: { setId: number; fileId: number }): string {
+  return `${file.setId}/${file.fileId}`;
+}
+
 export type SyncEvent =
   /** `consentsDir`: the real path the consent records go to (a link given or defaulted to is resolved once, at the start). */
   | { type: 'start'; collectionId: number; dest: string; consentsDir?: string; full: boolean; watermark: string | null }

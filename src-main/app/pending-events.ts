@@ -10,7 +10,7 @@
 // - every other event (sets, media, warnings, start, summary) is kept, in order.
 // The window's store (src-renderer/stores/sync.ts) keeps only a file's newest state and bytes, so
 // what it shows after a batch is the same with or without the dropped events.
-import type { SyncEvent } from '../../src-shared/sync-events';
+import { fileKey, type SyncEvent } from '../../src-shared/sync-events';
 
 export class PendingEvents {
   /** Emptied slots (a superseded progress event) are `undefined` until `take` compacts them. */
@@ -32,7 +32,7 @@ export class PendingEvents {
       }
       this.progressAt = this.events.length;
     } else if (event.type === 'file') {
-      const key = `${event.setId}/${event.fileId}`;
+      const key = fileKey(event);
       const at = this.fileAt.get(key);
       if (at !== undefined) {
         this.events[at] = event;

@@ -3,7 +3,7 @@
 // aggregate to show.
 import { create } from 'zustand';
 import type { HistoryEntry, IpcError, IpcResult, SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
-import type { FailureCode, FileState, SyncEvent, SyncPhase, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
+import { fileKey, type FailureCode, type FileState, type SyncEvent, type SyncPhase, type SyncSummary, type VerifyReport } from '../../src-shared/sync-events';
 import { invoke } from '../api';
 
 export interface FileRow {
@@ -140,10 +140,8 @@ function emptyCounts(): Record<FileState, number> {
   return { queued: 0, downloading: 0, retrying: 0, verified: 0, up_to_date: 0, failed: 0 };
 }
 
-/** A transfer row's identity: its set and its file (one file id may be in two sets). */
-export function rowKey(row: { setId: number; fileId: number }): string {
-  return `${row.setId}/${row.fileId}`;
-}
+/** A transfer row's identity: its file's in the event stream (set and file; one file id may be in two sets). */
+export const rowKey = fileKey;
 
 export function emptySyncView(): CollectionSyncView {
   return {
