@@ -20,6 +20,7 @@ import { createMemoryStore } from '../../src-main/secrets/memory-store';
 import { createConfSettingsStore } from '../../src-main/settings/conf-settings';
 import { until } from '../support/until';
 import { setPageRequests } from '../support/walk-requests';
+import { servedPage, type SetJson } from '../engine/pages';
 
 const KiB = 1024;
 const SETS = 6;
@@ -152,6 +153,28 @@ describe('a sync in the engine thread', () => {
     await until('the repair to end', () => ended(app, from));
     expect(states(app, from).at(-1)!.lastSummary).toMatchObject({ exitCode: 0, filesDownloaded: 1 });
     await expectVerifiedOnDisk(dest);
+  });
+
+  it('keeps apart the events of a file id that a lying service lists in two sets', async () => {
+    // Set b lists a's first file (same id, URL and bytes) for its own slot 1. The batches keep one
+    // event per file (pending-events.ts): keyed by the file id alone, one set's file would vanish.
+    const page = await servedPage(service);
+    const [a, b] = page.sets as [SetJson, SetJson];
+    const shared = a.files[0]!;
+    b.files[0] = { ...shared, filename: b.files[0]!.filename };
+    await service.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) });
+    try {
+      const app = await startApp();
+      const dest = newFolder(app, 'shared-id');
+      const final = await syncToEnd(app);
+      expect(final.lastSummary).toMatchObject({ exitCode: 0, filesDownloaded: FILES, filesFailed: 0 });
+      const last = new Map<string, string>();
+      for (const e of events(app)) if (e.type === 'file' && e.fileId === shared.id) last.set(`set ${e.setId}`, e.state);
+      expect(Object.fromEntries(last)).toEqual({ [`set ${a.id}`]: 'verified', [`set ${b.id}`]: 'verified' });
+      for (const set of [a, b]) expect(createHash('sha256').update(await readFile(join(dest, 'sets', String(set.id), set.files[0]!.filename))).digest('hex')).toBe(shared.sha256);
+    } finally {
+      await service.admin.clearFaults();
+    }
   });
 
   it('pauses, resumes and cancels across the thread', async () => {
