@@ -83,13 +83,15 @@ describe('Sets tab previews and playback', () => {
       await expect.poll(thirdSet, { message: `${width}×${height}` }).toBe('wholly visible');
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), `${width}×${height}`).toBeLessThanOrEqual(0);
       // Every thumbnail on the page has loaded: a decoded JPEG (or the placeholder without ffmpeg).
-      await expect
-        .poll(() => thumbs.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)), { timeout: 60_000 })
-        .toBe(true);
-      if (hasFfmpeg) {
-        const widths = await thumbs.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
-        expect(new Set(widths)).toEqual(new Set([160]));
-      }
+      // Loaded and widths in one look: the page can grow a set between two reads.
+      const loadedWidths = () =>
+        thumbs.evaluateAll((imgs) => {
+          const all = imgs as HTMLImageElement[];
+          if (all.length === 0 || !all.every((i) => i.complete && i.naturalWidth > 0)) return 'loading';
+          return [...new Set(all.map((i) => i.naturalWidth))].sort((a, b) => a - b);
+        });
+      if (hasFfmpeg) await expect.poll(loadedWidths, { timeout: 60_000, message: `${width}×${height}` }).toEqual([160]);
+      else await expect.poll(loadedWidths, { timeout: 60_000, message: `${width}×${height}` }).not.toBe('loading');
     }
     if (hasFfmpeg) {
       const firstSet = Number(await rows.first().getAttribute('data-set-id'));
