@@ -3,7 +3,8 @@
 // 250,000 sets x 4 x 1 KiB; --quick: 4,000) without holding them. Measured in one run:
 // - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s; beside
 //   them, 4 curls over the files and the consents (what the spec's procedure fetches, so the
-//   floor of any client on this machine), reported, not a target;
+//   floor of any client on this machine) and a bare Node client over the same
+//   (bench/lib/node-floor.mjs: the floor of a client in our runtime), reported, not targets;
 // - no-op re-sync: ours vs `find DEST -printf '%s %T@\n'` over the same folder;
 // - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
 // - peak RSS (GNU time -v), the engine state folder's size (DEST/.dataset-sync), and the
@@ -19,10 +20,12 @@ import { flushDisk, runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
+import { connectionsFor } from '../../src-main/sync/sync-pools';
 
 const STREAMS = 4;
 const PER_PAGE = 200;
 const PROBE = path.join(REPO_ROOT, 'bench/lib/stall-probe.mjs');
+const NODE_FLOOR = path.join(REPO_ROOT, 'bench/lib/node-floor.mjs');
 
 interface Stall {
   maxMs: number;
@@ -109,13 +112,25 @@ async function writeCurlConfigs(svc: BenchService, dest: string, work: string): 
 /** 4 curl processes over the given configs (each keeping its connection), into a fresh folder deleted after. */
 async function runCurls(ctx: BenchContext, configs: string[], dest: string, label: string) {
   const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
-  for (const cfg of configs) await fs.rm(cfg, { force: true });
   const failed = curl.results.find((r) => r.exitCode !== 0);
   const rssKb = Math.max(...curl.results.map((r) => r.maxRssKb ?? 0));
   const cpuS = curl.results.reduce((sum, r) => sum + (r.userS ?? NaN) + (r.sysS ?? NaN), 0);
   ctx.log(`  4x curl, ${label}: ${fmt(curl.wallMs / 1000, 1)} s${failed ? ` FAILED ${failed.stderrTail.slice(-200)}` : ''}`);
   await dropDest(dest);
   return { wallMs: curl.wallMs, failed: failed !== undefined, rssKb, cpuS };
+}
+
+/**
+ * The bare Node client (bench/lib/node-floor.mjs) over the given configs, with as many requests in
+ * flight as our engine keeps for small files over HTTP/1.1 (transfers and consents; not the walk's).
+ */
+async function runNodeFloor(ctx: BenchContext, configs: string[], dest: string) {
+  const inFlight = connectionsFor(STREAMS, false) - 2;
+  const r = await runProc(process.execPath, [NODE_FLOOR, String(inFlight), ...configs], { cwd: REPO_ROOT });
+  const failed = r.exitCode !== 0;
+  ctx.log(`  bare Node client, files and consents: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
+  await dropDest(dest);
+  return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
 }
 
 /** Apparent size of everything under `dir` (du -sb), NaN when du fails. */
@@ -151,6 +166,9 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const curl = await runCurls(ctx, configs.files, curlDest, 'files');
     await settleFileSystem();
     const curlBoth = await runCurls(ctx, configs.withConsents, curlDest, 'files and consents');
+    await settleFileSystem();
+    const nodeFloor = await runNodeFloor(ctx, configs.withConsents, curlDest);
+    for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
     dest = await freshDest(ctx);
     await svc.resetStats();
@@ -195,6 +213,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const firstS = first.run.wallMs / 1000;
     const curlS = curl.wallMs / 1000;
     const curlBothS = curlBoth.wallMs / 1000;
+    const nodeFloorS = nodeFloor.wallMs / 1000;
     const noopS = median(noop.map((n) => n.run.wallMs)) / 1000;
     const findS = median(find.map((f) => f.wallMs)) / 1000;
     const plusS = median(plus.map((p) => p.run.wallMs)) / 1000;
@@ -226,12 +245,19 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
             `${fmt(files / curlBothS, 0)} (media files)`,
             mb(curlBoth.rssKb),
           ],
+          [
+            `a bare Node client (bench/lib/node-floor.mjs: undici, ${nodeFloor.inFlight} requests in flight, synchronous writes in place), the same files and consents, no verification${nodeFloor.failed ? ' (FAILED)' : ''}`,
+            fmt(nodeFloorS),
+            fmt(nodeFloorS),
+            `${fmt(files / nodeFloorS, 0)} (media files)`,
+            mb(nodeFloor.rssKb),
+          ],
           [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', mb(Math.max(...find.map((f) => f.rssKb)))],
         ],
       ),
       '',
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
-      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
     ];
     const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
     const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
