@@ -2,8 +2,8 @@
 // (src-service/lazy-collection.ts) serves BENCH_SCALE_FILES files (default 1,000,000 =
 // 250,000 sets x 4 x 1 KiB; --quick: 4,000) without holding them. Measured in one run:
 // - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s; beside
-//   them, 4 curls over the files and the consents (what the spec's procedure fetches, so the
-//   floor of any client on this machine) and a bare Node client over the same
+//   them, 4 curls over the files and the consents (what the spec's procedure fetches, 4 requests
+//   in flight) and a bare Node client over the same with as many in flight as our engine
 //   (bench/lib/node-floor.mjs: the floor of a client in our runtime), reported, not targets;
 // - no-op re-sync: ours vs `find DEST -printf '%s %T@\n'` over the same folder;
 // - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
