@@ -20,7 +20,7 @@ import { flushDisk, runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
-import { connectionsFor } from '../../src-main/sync/sync-pools';
+import { consentRequests, requestsPerSlot } from '../../src-main/sync/sync-pools';
 
 const STREAMS = 4;
 const PER_PAGE = 200;
@@ -125,7 +125,8 @@ async function runCurls(ctx: BenchContext, configs: string[], dest: string, labe
  * flight as our engine keeps for small files over HTTP/1.1 (transfers and consents; not the walk's).
  */
 async function runNodeFloor(ctx: BenchContext, configs: string[], dest: string) {
-  const inFlight = connectionsFor(STREAMS, false) - 2;
+  // The sizes of the engine's two pools (sync-pools.ts createSyncPools) at --concurrency STREAMS.
+  const inFlight = STREAMS * requestsPerSlot(false) + consentRequests(false);
   const r = await runProc(process.execPath, [NODE_FLOOR, String(inFlight), ...configs], { cwd: REPO_ROOT });
   const failed = r.exitCode !== 0;
   ctx.log(`  bare Node client, files and consents: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
