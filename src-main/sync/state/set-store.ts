@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { metaValue, openStateDb, setMeta } from './state-db';
-import { recordOfRow, recordWriter, type FileRow, type LocalSet, type SetRow, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
+import { recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
 
 /** A recorded file as the disk check sees it (Destination's ExpectedObject): its key, size and stamp (entryStamp). */
 export interface RecordedFile {
@@ -51,12 +51,12 @@ export class SetStore {
     };
     this.stmt = {
       set: db.prepare<[number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id = ?`),
-      files: db.prepare<[number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`),
+      files: db.prepare<[number], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id = ? ORDER BY path`).raw(),
       ids: db.prepare<[], number>('SELECT id FROM sets ORDER BY id').pluck(),
       any: db.prepare<[], number>('SELECT id FROM sets LIMIT 1').pluck(),
       count: db.prepare<[], number>('SELECT count(*) FROM sets').pluck(),
       page: db.prepare<[number, number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id > ? ORDER BY id LIMIT ?`),
-      pageFiles: db.prepare<[number, number], FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id BETWEEN ? AND ? ORDER BY set_id, path`),
+      pageFiles: db.prepare<[number, number], FileTuple>(`SELECT ${FILE_COLUMNS} FROM files WHERE set_id BETWEEN ? AND ? ORDER BY set_id, path`).raw(),
       presence: db
         .prepare<[number, string, number], [number, string, number, number, string | null]>(
           'SELECT set_id, path, size_bytes, mtime_ms, stamp FROM files WHERE (set_id, path) > (?, ?) ORDER BY set_id, path LIMIT ?',
@@ -206,9 +206,9 @@ export class SetStore {
       const files = this.stmt.pageFiles.all(first, last);
       let i = 0;
       for (const row of rows) {
-        const own: FileRow[] = [];
-        while (i < files.length && files[i]!.set_id < row.id) i++;
-        while (i < files.length && files[i]!.set_id === row.id) own.push(files[i++]!);
+        const own: FileTuple[] = [];
+        while (i < files.length && files[i]![0] < row.id) i++;
+        while (i < files.length && files[i]![0] === row.id) own.push(files[i++]!);
         yield this.dirty.get(row.id) ?? recordOfRow(row, own);
       }
       after = last;
