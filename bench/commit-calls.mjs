@@ -8,6 +8,8 @@
 //            ROOT/.dataset-sync/tmp opened 'wx', write, fstat, close, rename into the set folder,
 //            lstat the two folders again
 //   samedir  the same, with the temp file in the set folder
+//   contract only what docs/contracts.md asks: a temp file in ROOT/.dataset-sync/tmp (open, write,
+//            close), renamed into the set folder; no fstat, no folder checks
 //   stage    each set's files written in place in ROOT/.dataset-sync/tmp/stage-<id>/, that folder
 //            renamed into sets/ once its files are written (lstat of the folders around it)
 // Time each run with GNU time, caches dropped before it, and a fresh ROOT each run: ext4 without
@@ -16,7 +18,7 @@
 import fs from 'node:fs';
 
 const [mode, root, filesArg] = process.argv.slice(2);
-const MODES = ['plain', 'ours', 'samedir', 'stage'];
+const MODES = ['plain', 'ours', 'samedir', 'stage', 'contract'];
 if (!MODES.includes(mode) || !root) {
   console.error(`usage: node bench/commit-calls.mjs ${MODES.join('|')} ROOT [FILES]`);
   process.exit(2);
@@ -55,6 +57,12 @@ for (let i = 0; i < files; i++) {
   if (i % 4 === 0) fs.mkdirSync(dir);
   if (mode === 'plain') {
     fs.writeFileSync(`${dir}/${name}`, data);
+    continue;
+  }
+  if (mode === 'contract') {
+    const tmp = `${scratch}/.${name}.${process.pid}-${(counter++).toString(16).padStart(8, '0')}.tmp`;
+    fs.writeFileSync(tmp, data, { flag: 'wx' });
+    fs.renameSync(tmp, `${dir}/${name}`);
     continue;
   }
   const folders = [`${root}/sets`, dir];
