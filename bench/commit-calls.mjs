@@ -30,6 +30,11 @@ fs.mkdirSync(`${root}/sets`);
 const data = Buffer.alloc(1024, 7);
 let counter = 0;
 
+/** A fresh temp name in `dir`, as the file writer makes them (tempPathFor: dot, name, pid, counter). */
+function tempIn(dir, name) {
+  return `${dir}/.${name}.${process.pid}-${(counter++).toString(16).padStart(8, '0')}.tmp`;
+}
+
 function writeNew(p) {
   const fd = fs.openSync(p, 'wx', 0o644);
   fs.writeSync(fd, data);
@@ -60,14 +65,14 @@ for (let i = 0; i < files; i++) {
     continue;
   }
   if (mode === 'contract') {
-    const tmp = `${scratch}/.${name}.${process.pid}-${(counter++).toString(16).padStart(8, '0')}.tmp`;
+    const tmp = tempIn(scratch, name);
     fs.writeFileSync(tmp, data, { flag: 'wx' });
     fs.renameSync(tmp, `${dir}/${name}`);
     continue;
   }
   const folders = [`${root}/sets`, dir];
   for (const f of folders) fs.lstatSync(f);
-  const tmp = `${mode === 'samedir' ? dir : scratch}/.${name}.${process.pid}-${(counter++).toString(16).padStart(8, '0')}.tmp`;
+  const tmp = tempIn(mode === 'samedir' ? dir : scratch, name);
   writeNew(tmp);
   fs.renameSync(tmp, `${dir}/${name}`);
   for (const f of folders) fs.lstatSync(f);
