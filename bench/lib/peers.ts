@@ -23,6 +23,12 @@ export interface OursRun extends PeerRun {
   /** Messages the desktop app's event batcher (src-main/app/event-batcher.ts) would send over IPC. */
   batchMessages: number;
   events: number;
+  /**
+   * Wall time from the first progress event of the `writing_manifest` phase (sent as the phase
+   * begins) to the exit: the end of the sync (the check of the files it verified, the dataset
+   * files, the state). Undefined when no such event came.
+   */
+  endOfSyncMs?: number;
 }
 
 function q(s: string): string {
@@ -141,6 +147,7 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
   let events = 0;
   let batchMessages = 0;
   const batcher = createEventBatcher(() => batchMessages++);
+  let endPhaseAt: number | undefined;
   const args = [
     path.join(REPO_ROOT, 'bin/dataset-sync.mjs'),
     'sync',
@@ -165,10 +172,12 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
       }
       events++;
       if (e.type === 'progress') progressEvents++;
+      if (e.type === 'progress' && e.phase === 'writing_manifest') endPhaseAt ??= performance.now();
       if (e.type === 'summary') summary = e.summary;
       batcher.push(e);
     },
   });
+  const exitedAt = performance.now();
   batcher.flush();
   const ok = r.exitCode === 0 && summary?.exitCode === 0;
   return {
@@ -180,6 +189,7 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
     progressEvents,
     batchMessages,
     events,
+    endOfSyncMs: endPhaseAt === undefined ? undefined : exitedAt - endPhaseAt,
     note: ok ? undefined : `exit ${r.exitCode ?? r.signal}: ${summary?.fatal?.message ?? r.stderrTail.slice(-300)}`,
   };
 }
