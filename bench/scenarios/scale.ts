@@ -176,7 +176,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     await settleFileSystem(); // the curls' copy was just deleted
     const first = await oursWithStall(ctx, svc, dest);
     first.requests = (await svc.stats()).requests;
-    ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s (end of the sync ${fmt((first.run.endOfSyncMs ?? NaN) / 1000, 1)} s), peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
+    const endOfSyncS = (first.run.endOfSyncMs ?? NaN) / 1000;
+    ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s (end of the sync ${fmt(endOfSyncS, 1)} s), peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
     if (!first.run.ok) throw new Error(`first sync failed: ${first.run.note ?? ''}`);
     const stateBytes = await bytesUnder(path.join(dest, '.dataset-sync'));
     const manifestBytes = await sizeOf(path.join(dest, 'manifest.csv'));
@@ -257,7 +258,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         ],
       ),
       '',
-      `Our first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt((first.run.endOfSyncMs ?? NaN) / 1000, 1)} s of its ${fmt(firstS, 1)} s.`,
+      `Our first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(firstS, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
       `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
     ];
