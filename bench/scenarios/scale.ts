@@ -4,7 +4,8 @@
 // - first sync: ours vs 4 parallel curls over the same URLs (no verification), files/s; beside
 //   them, 4 curls over the files and the consents (what the spec's procedure fetches, 4 requests
 //   in flight) and a bare Node client over the same with as many in flight as our engine
-//   (bench/lib/node-floor.mjs: the floor of a client in our runtime), reported, not targets;
+//   (bench/lib/node-floor.mjs: the floor of a client in our runtime), and a client that keeps the
+//   dataset contract as plainly as it can (bench/lib/contract-floor.mjs), reported, not targets;
 // - no-op re-sync: ours vs `find DEST -printf '%s %T@\n'` over the same folder;
 // - a sync bringing 10 new sets (admin addSets, accepted now, listed after the lazy ones);
 // - peak RSS (GNU time -v), the engine state folder's size (DEST/.dataset-sync), and the
@@ -26,6 +27,7 @@ const STREAMS = 4;
 const PER_PAGE = 200;
 const PROBE = path.join(REPO_ROOT, 'bench/lib/stall-probe.mjs');
 const NODE_FLOOR = path.join(REPO_ROOT, 'bench/lib/node-floor.mjs');
+const CONTRACT_FLOOR = path.join(REPO_ROOT, 'bench/lib/contract-floor.mjs');
 
 interface Stall {
   maxMs: number;
@@ -125,11 +127,30 @@ async function runCurls(ctx: BenchContext, configs: string[], dest: string, labe
  * flight as our engine keeps for small files over HTTP/1.1 (transfers and consents; not the walk's).
  */
 async function runNodeFloor(ctx: BenchContext, configs: string[], dest: string) {
-  // The sizes of the engine's two pools (sync-pools.ts createSyncPools) at --concurrency STREAMS.
-  const inFlight = STREAMS * requestsPerSlot(false) + consentRequests(false);
+  const inFlight = floorInFlight();
   const r = await runProc(process.execPath, [NODE_FLOOR, String(inFlight), ...configs], { cwd: REPO_ROOT });
   const failed = r.exitCode !== 0;
   ctx.log(`  bare Node client, files and consents: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
+  await dropDest(dest);
+  return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
+}
+
+/** The sizes of the engine's two pools (sync-pools.ts createSyncPools) at --concurrency STREAMS: the floors keep as many requests in flight. */
+function floorInFlight(): number {
+  return STREAMS * requestsPerSlot(false) + consentRequests(false);
+}
+
+/**
+ * The contract's floor (bench/lib/contract-floor.mjs): the walk, set.json, the verified files by
+ * temp file and rename, the consent records, a state row per file, manifest.csv and SHA256SUMS, as
+ * plainly as a client can; into `dest` and its consents folder, deleted after.
+ */
+async function runContractFloor(ctx: BenchContext, svc: BenchService, dest: string) {
+  const inFlight = floorInFlight();
+  const env = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
+  const r = await runProc(process.execPath, [CONTRACT_FLOOR, String(inFlight), svc.deliveryBaseUrl, String(svc.collectionId), dest], { cwd: REPO_ROOT, env });
+  const failed = r.exitCode !== 0;
+  ctx.log(`  contract floor: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
   await dropDest(dest);
   return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
 }
@@ -169,6 +190,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const curlBoth = await runCurls(ctx, configs.withConsents, curlDest, 'files and consents');
     await settleFileSystem();
     const nodeFloor = await runNodeFloor(ctx, configs.withConsents, curlDest);
+    await settleFileSystem();
+    const contractFloor = await runContractFloor(ctx, svc, curlDest);
     for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
     dest = await freshDest(ctx);
@@ -216,6 +239,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const curlS = curl.wallMs / 1000;
     const curlBothS = curlBoth.wallMs / 1000;
     const nodeFloorS = nodeFloor.wallMs / 1000;
+    const contractFloorS = contractFloor.wallMs / 1000;
     const noopS = median(noop.map((n) => n.run.wallMs)) / 1000;
     const findS = median(find.map((f) => f.wallMs)) / 1000;
     const plusS = median(plus.map((p) => p.run.wallMs)) / 1000;
@@ -254,13 +278,20 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
             `${fmt(files / nodeFloorS, 0)} (media files)`,
             mb(nodeFloor.rssKb),
           ],
+          [
+            `the contract's floor (bench/lib/contract-floor.mjs: the walk, set.json, the files verified and renamed into place, the consent records, a state row per file, manifest.csv and SHA256SUMS; one thread, ${contractFloor.inFlight} requests in flight, synchronous file-system calls)${contractFloor.failed ? ' (FAILED)' : ''}`,
+            fmt(contractFloorS),
+            fmt(contractFloorS),
+            `${fmt(files / contractFloorS, 0)} (media files)`,
+            mb(contractFloor.rssKb),
+          ],
           [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', mb(Math.max(...find.map((f) => f.rssKb)))],
         ],
       ),
       '',
       `Our first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(firstS, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
-      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s), ${fmt(firstS / contractFloorS)}x the contract's floor (${fmt(contractFloorS / curlS)}x the first curls; its CPU ${fmt(contractFloor.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
     ];
     const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
     const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
