@@ -75,7 +75,7 @@ async function get(url) {
 async function fetchFile(set, file, folder, refs) {
   if (!PLAIN_NAME.test(file.filename)) throw new Error(`file ${file.id}: name ${JSON.stringify(file.filename)}`);
   const body = await get(file.url);
-  if (body.length !== file.size_bytes || createHash('sha256').update(body).digest('hex') !== file.sha256) throw new Error(`file ${file.id}: SHA-256 mismatch`);
+  if (body.length !== file.size_bytes || createHash('sha256').update(body).digest('hex') !== file.sha256) throw new Error(`file ${file.id}: size or SHA-256 mismatch`);
   writeAtomic(`${folder}/${file.filename}`, body, 0o644, tmp);
   rows.push([set.id, file.id, file.slot_index, file.slot_key, `sets/${set.id}/${file.filename}`, file.size_bytes, file.sha256, refs, set.accepted_at, set.updated_at, new Date().toISOString()]);
   if (rows.length >= 512) {
@@ -85,12 +85,14 @@ async function fetchFile(set, file, folder, refs) {
 }
 
 async function fetchConsent(ref) {
+  if (!Number.isInteger(ref.id)) throw new Error(`a consent whose id ${JSON.stringify(ref.id)} is not an integer`);
   const answer = JSON.parse((await get(ref.url)).toString('utf8'));
   if (answer?.consent?.id !== ref.id) throw new Error(`consent ${ref.id}: another record came back`);
   writeAtomic(`${consents}/${ref.id}.json`, `${JSON.stringify(answer.consent, null, 2)}\n`, 0o600, consents);
 }
 
-// The walk feeds a queue that IN_FLIGHT workers drain; it waits while the queue is long.
+// The walk feeds a queue that IN_FLIGHT workers drain; it waits while the queue is long. Idle
+// workers wait for the walk's next page (announce).
 const queue = [];
 let walked = false;
 let arrived;
@@ -109,10 +111,11 @@ async function worker() {
   }
 }
 const workers = Array.from({ length: inFlight }, worker);
-const failed = Promise.all(workers).then(() => undefined);
+// Rejects with the first job that failed: the walk stops waiting on the queue then.
+const workersDone = Promise.all(workers);
 
 for (let page = 1; ; page++) {
-  while (queue.length > 8 * inFlight) await Promise.race([moreArrived, failed, new Promise((r) => setTimeout(r, 2))]);
+  while (queue.length > 8 * inFlight) await Promise.race([workersDone, new Promise((r) => setTimeout(r, 2))]);
   const answer = JSON.parse((await get(`${basePath}/collections/${collection}/sets?status=accepted&page=${page}&per_page=200`)).toString('utf8'));
   for (const set of answer.sets) {
     if (!Number.isInteger(set.id)) throw new Error('a set without an integer id');
@@ -129,7 +132,7 @@ for (let page = 1; ; page++) {
 }
 walked = true;
 announce();
-await failed;
+await workersDone;
 if (rows.length > 0) insertAll(rows);
 
 const cell = (s) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);

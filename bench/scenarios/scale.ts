@@ -123,34 +123,19 @@ async function runCurls(ctx: BenchContext, configs: string[], dest: string, labe
 }
 
 /**
- * The bare Node client (bench/lib/node-floor.mjs) over the given configs, with as many requests in
- * flight as our engine keeps for small files over HTTP/1.1 (transfers and consents; not the walk's).
+ * One of the two Node floors, run with as many requests in flight as our engine keeps for small
+ * files over HTTP/1.1 (the sizes of its two pools, sync-pools.ts createSyncPools, at --concurrency
+ * STREAMS: transfers and consents; not the walk's); what it wrote to `dest` is deleted after.
+ * - the bare Node client (bench/lib/node-floor.mjs) over the given curl configs;
+ * - the contract's floor (bench/lib/contract-floor.mjs): the walk, set.json, the verified files by
+ *   temp file and rename, the consent records, a state row per file, manifest.csv and SHA256SUMS,
+ *   as plainly as a client can, into `dest` and its consents folder.
  */
-async function runNodeFloor(ctx: BenchContext, configs: string[], dest: string) {
-  const inFlight = floorInFlight();
-  const r = await runProc(process.execPath, [NODE_FLOOR, String(inFlight), ...configs], { cwd: REPO_ROOT });
+async function runFloor(ctx: BenchContext, label: string, script: string, args: string[], dest: string, env?: NodeJS.ProcessEnv) {
+  const inFlight = STREAMS * requestsPerSlot(false) + consentRequests(false);
+  const r = await runProc(process.execPath, [script, String(inFlight), ...args], { cwd: REPO_ROOT, env });
   const failed = r.exitCode !== 0;
-  ctx.log(`  bare Node client, files and consents: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
-  await dropDest(dest);
-  return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
-}
-
-/** The sizes of the engine's two pools (sync-pools.ts createSyncPools) at --concurrency STREAMS: the floors keep as many requests in flight. */
-function floorInFlight(): number {
-  return STREAMS * requestsPerSlot(false) + consentRequests(false);
-}
-
-/**
- * The contract's floor (bench/lib/contract-floor.mjs): the walk, set.json, the verified files by
- * temp file and rename, the consent records, a state row per file, manifest.csv and SHA256SUMS, as
- * plainly as a client can; into `dest` and its consents folder, deleted after.
- */
-async function runContractFloor(ctx: BenchContext, svc: BenchService, dest: string) {
-  const inFlight = floorInFlight();
-  const env = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
-  const r = await runProc(process.execPath, [CONTRACT_FLOOR, String(inFlight), svc.deliveryBaseUrl, String(svc.collectionId), dest], { cwd: REPO_ROOT, env });
-  const failed = r.exitCode !== 0;
-  ctx.log(`  contract floor: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
+  ctx.log(`  ${label}: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
   await dropDest(dest);
   return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
 }
@@ -189,9 +174,10 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     await settleFileSystem();
     const curlBoth = await runCurls(ctx, configs.withConsents, curlDest, 'files and consents');
     await settleFileSystem();
-    const nodeFloor = await runNodeFloor(ctx, configs.withConsents, curlDest);
+    const nodeFloor = await runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, curlDest);
     await settleFileSystem();
-    const contractFloor = await runContractFloor(ctx, svc, curlDest);
+    const floorEnv = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
+    const contractFloor = await runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), curlDest], curlDest, floorEnv);
     for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
     dest = await freshDest(ctx);
