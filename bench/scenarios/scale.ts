@@ -17,7 +17,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
 import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
-import { flushDisk, runGroup, runProc, settleFileSystem } from '../lib/proc';
+import { flushDisk, processCpuSeconds, runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
@@ -151,6 +151,17 @@ async function sizeOf(file: string): Promise<number> {
   return fs.stat(file).then((s) => s.size).catch(() => NaN);
 }
 
+/**
+ * Runs `run` and adds the reference service's CPU seconds meanwhile: on these 2-core machines the
+ * wall time of a first sync follows the CPU of both processes (bench/NOTES.md, "Wall time follows
+ * CPU"), so each tool's run is shown with what it cost the service too.
+ */
+async function withServiceCpu<T extends object>(svc: BenchService, run: () => Promise<T>): Promise<T & { serviceCpuS: number }> {
+  const before = await processCpuSeconds(svc.pid);
+  const result = await run();
+  return Object.assign(result, { serviceCpuS: (await processCpuSeconds(svc.pid)) - before });
+}
+
 export async function scenarioScale(ctx: BenchContext): Promise<Section> {
   const wanted = Number(process.env.BENCH_SCALE_FILES ?? (ctx.quick ? 4_000 : 1_000_000));
   if (!Number.isInteger(wanted) || wanted < 4) throw new Error(`BENCH_SCALE_FILES must be an integer of 4 or more, got ${process.env.BENCH_SCALE_FILES}`);
@@ -170,20 +181,21 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     if (configs.fileCount !== files) throw new Error(`the listing has ${configs.fileCount} files, expected ${files}`);
     // Each first sync starts from the same file-system state (settleFileSystem: deleted inodes).
     const settledBy = await settleFileSystem();
-    const curl = await runCurls(ctx, configs.files, curlDest, 'files');
+    const curl = await withServiceCpu(svc, () => runCurls(ctx, configs.files, curlDest, 'files'));
     await settleFileSystem();
-    const curlBoth = await runCurls(ctx, configs.withConsents, curlDest, 'files and consents');
+    const curlBoth = await withServiceCpu(svc, () => runCurls(ctx, configs.withConsents, curlDest, 'files and consents'));
     await settleFileSystem();
-    const nodeFloor = await runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, curlDest);
+    const nodeFloor = await withServiceCpu(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, curlDest));
     await settleFileSystem();
     const floorEnv = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
-    const contractFloor = await runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), curlDest], curlDest, floorEnv);
+    const contractFloor = await withServiceCpu(svc, () => runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), curlDest], curlDest, floorEnv));
     for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
     dest = await freshDest(ctx);
     await svc.resetStats();
     await settleFileSystem(); // the curls' copy was just deleted
-    const first = await oursWithStall(ctx, svc, dest);
+    const firstDest = dest;
+    const first = await withServiceCpu(svc, () => oursWithStall(ctx, svc, firstDest));
     first.requests = (await svc.stats()).requests;
     const endOfSyncS = (first.run.endOfSyncMs ?? NaN) / 1000;
     ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s (end of the sync ${fmt(endOfSyncS, 1)} s), peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
@@ -237,6 +249,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const noopBound = Math.max(1, 2 * findS + 0.5);
     const mb = (kb: number | undefined) => fmt((kb ?? NaN) / 1024, 0);
     const ms = (s: Stall | undefined) => (s ? `${fmt(s.maxMs, 0)} (p99 ${fmt(s.p99Ms, 0)})` : 'n/a');
+    const oursMachineCpuS = (first.run.cpuS ?? NaN) + first.serviceCpuS;
+    const cpu = (r: { cpuS: number; serviceCpuS: number }) => `${fmt(r.cpuS, 1)} (${fmt(r.serviceCpuS, 1)})`;
     const row = (name: string, r: ScaleRun) => [name, fmt(r.run.wallMs / 1000), fmt(files / (r.run.wallMs / 1000), 0), fmt(r.run.cpuS, 1), mb(r.run.maxRssKb), ms(r.stall), r.requests ?? 'n/a', r.run.summary?.filesDownloaded ?? 'n/a'];
     const body = [
       `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, in pairs (no-op, find, +10), each run after \`sync\`, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem: ext4 without a journal scans past inodes deleted in the last minute, and the other tool's copy has just been deleted).`,
@@ -247,14 +261,15 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
       ),
       '',
       ...table(
-        ['peer', 'runs (s)', 'median (s)', 'files/s', 'peak RSS MB'],
+        ['peer', 'runs (s)', 'median (s)', 'files/s', 'CPU s (the service\'s meanwhile)', 'peak RSS MB'],
         [
-          [`4 parallel curls, same URLs, no verification${curl.failed ? ' (FAILED)' : ''}`, fmt(curlS), fmt(curlS), fmt(files / curlS, 0), mb(curl.rssKb)],
+          [`4 parallel curls, same URLs, no verification${curl.failed ? ' (FAILED)' : ''}`, fmt(curlS), fmt(curlS), fmt(files / curlS, 0), cpu(curl), mb(curl.rssKb)],
           [
             `4 parallel curls, the files and the ${configs.consentCount} consents (what the spec's procedure fetches), no verification${curlBoth.failed ? ' (FAILED)' : ''}`,
             fmt(curlBothS),
             fmt(curlBothS),
             `${fmt(files / curlBothS, 0)} (media files)`,
+            cpu(curlBoth),
             mb(curlBoth.rssKb),
           ],
           [
@@ -262,6 +277,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
             fmt(nodeFloorS),
             fmt(nodeFloorS),
             `${fmt(files / nodeFloorS, 0)} (media files)`,
+            cpu(nodeFloor),
             mb(nodeFloor.rssKb),
           ],
           [
@@ -269,15 +285,16 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
             fmt(contractFloorS),
             fmt(contractFloorS),
             `${fmt(files / contractFloorS, 0)} (media files)`,
+            cpu(contractFloor),
             mb(contractFloor.rssKb),
           ],
-          [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', mb(Math.max(...find.map((f) => f.rssKb)))],
+          [`\`find DEST -printf '%s %T@\\n'\` > /dev/null`, find.map((f) => fmt(f.wallMs / 1000)).join(', '), fmt(findS), '', '', mb(Math.max(...find.map((f) => f.rssKb)))],
         ],
       ),
       '',
       `Our first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(firstS, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
-      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s), ${fmt(firstS / contractFloorS)}x the contract's floor (${fmt(contractFloorS / curlS)}x the first curls; its CPU ${fmt(contractFloor.cpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
+      `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s), ${fmt(firstS / contractFloorS)}x the contract's floor (${fmt(contractFloorS / curlS)}x the first curls; its CPU ${fmt(contractFloor.cpuS, 1)} s); the CPU of our first sync and of the service meanwhile, ${fmt(oursMachineCpuS, 1)} s (${fmt(first.run.cpuS, 1)} + ${fmt(first.serviceCpuS, 1)}), is ${fmt(oursMachineCpuS / (contractFloor.cpuS + contractFloor.serviceCpuS))}x the contract floor's with the service's (${fmt(contractFloor.cpuS + contractFloor.serviceCpuS, 1)} s) and ${fmt(oursMachineCpuS / (curl.cpuS + curl.serviceCpuS))}x the first curls' with the service's (${fmt(curl.cpuS + curl.serviceCpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
     ];
     const stallMax = Math.max(...[first, ...noop, ...plus].map((r) => r.stall?.maxMs ?? NaN));
     const peakKb = Math.max(...[first, ...noop, ...plus].map((r) => r.run.maxRssKb ?? 0));
