@@ -8,7 +8,6 @@ import type { Bridge } from '../../scripts/web-bridge/server';
 import type { Page } from 'playwright-core';
 import { dismissNotices, startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { docScreenshot } from '../support/doc-screenshot';
-import { VERIFY_WAIT } from './sync-tab';
 
 const SETS = 6;
 
@@ -70,7 +69,7 @@ describe('dataset card, per-folder history and activity', () => {
     await card.getByRole('button', { name: 'Show consents folder' }).click();
     await expect.poll(() => bridge.shownInFolder.at(-1)).toBe(`${folder}.consents`);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/intact$/);
+    await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/intact$/);
     await dismissNotices(page);
     await page.getByRole('heading', { name: 'Dataset on disk' }).scrollIntoViewIfNeeded();
     await docScreenshot(page, 'dataset-card');

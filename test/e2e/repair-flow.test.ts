@@ -12,7 +12,6 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startUiStack, type UiStack } from './ui-stack';
 import { docScreenshot } from '../support/doc-screenshot';
-import { VERIFY_WAIT } from './sync-tab';
 
 
 let stack: UiStack;
@@ -79,7 +78,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   expect(await report.textContent()).toContain(gone);
   expect(await report.textContent()).toContain(flipped);
   // Every view of the dataset now says what Verify found: the card, and the Files table (no longer "Verified (all)").
-  await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/ · problems found: 1 missing, 1 changed$/);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · problems found: 1 missing, 1 changed$/);
   await expect.poll(() => page.getByTestId('card-on-disk').textContent()).toMatch(new RegExp(`^${total - 1} files · `));
   const filterChoices = () => page.getByLabel('Filter files by state').locator('option').allTextContents();
   await expect.poll(filterChoices).toContainEqual('Failed (2)');
@@ -98,11 +97,11 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   // The dataset card keeps what the last sync changed: a repair is not the service editing sets.
   expect(await page.getByTestId('card-changes').textContent()).toMatch(/^New sets: .+ · edited: none · left accepted: none$/);
   // The repair fixed what Verify found: the card no longer says "problems found".
-  await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/ · problems found, repaired .+: intact$/);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · problems found, repaired .+: intact$/);
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact. ${total} of ${total} files OK · 0 missing · 0 changed · 0 extra`);
   expect(await page.getByRole('button', { name: /^Repair/ }).count()).toBe(0);
-  await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/ · intact$/);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · intact$/);
   // The Files table now tells the Verify's story, not the repair's: every file verified, no mix of
   // the repair's 2 "Verified" with the rest "Up to date", and not "Files of the last repair".
   await expect.poll(() => page.locator('#files-title').textContent()).toBe('Files as the last Verify found them');
@@ -115,7 +114,7 @@ it('verify finds a deleted and a silently changed file, Repair downloads both ag
   await writeFile(join(dest, 'sets', 'notes.txt'), 'mine');
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect.poll(() => report.textContent(), { timeout: 30_000 }).toContain(`Dataset intact; 1 extra file not in the manifest. ${total} of ${total} files OK · 0 missing · 0 changed · 1 extra`);
-  await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/ · intact; 1 extra file not in the manifest$/);
+  await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/ · intact; 1 extra file not in the manifest$/);
   await rm(join(dest, 'sets', 'notes.txt'));
 
   // The history says what each run was.

@@ -1,18 +1,11 @@
 // Steps the sync-control e2e tests share: open a collection's Sync tab on a newly chosen folder,
-// measure what a sync has written, and how long to wait for a verify.
+// and measure what a sync has written.
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** From the collections list (loaded afresh): the collection, "Folder…" (the picker answers `folder`), its Sync tab. */
-/**
- * How long a test waits for the dataset card's "Last verified" after Verify: a verify hashes every
- * file on the engine, a second alone but several while the suite's other files run beside it (the
- * default wait of expect.poll, 1 s, failed under the full suite).
- */
-export const VERIFY_WAIT = { timeout: 30_000 };
-
 export async function openSyncTabWithFolder(page: Page, appUrl: string, collectionId: number, folder: string): Promise<void> {
   await page.goto(appUrl); // loads the app the first time; the same URL again changes nothing
   await page.reload(); // back on the collections list, whatever was open

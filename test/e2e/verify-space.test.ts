@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../support/browser-app';
-import { bytesUnder, openSyncTabWithFolder, VERIFY_WAIT } from './sync-tab';
+import { bytesUnder, openSyncTabWithFolder } from './sync-tab';
 
 const MiB = 1024 * 1024;
 const FILES = 8; // 8 sets of one 64 MiB file: long enough a verify to watch and cancel
@@ -72,7 +72,7 @@ describe('verify in the app', () => {
     expect(await sync.isDisabled()).toBe(false);
     // The report still offers Repair.
     expect(await page.getByRole('button', { name: 'Repair 1 file' }).isEnabled()).toBe(true);
-    await expect.poll(() => page.getByTestId('card-verified').textContent(), VERIFY_WAIT).toMatch(/problems found: 1 missing$/);
+    await expect.poll(() => page.getByTestId('card-verified').textContent()).toMatch(/problems found: 1 missing$/);
     const verifiedLine = await page.getByTestId('card-verified').textContent();
 
     // Cancel (by keyboard, focus following the action): the verify stops, nothing is reported or
