@@ -114,9 +114,9 @@ export async function settleFileSystem(): Promise<'dropped caches' | 'waited' | 
  * every Linux architecture this bench runs on (sysconf(_SC_CLK_TCK)).
  */
 export async function processCpuSeconds(pid: number): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (stat === null) return NaN;
   // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime and stime, fields 14 and 15 of the line
-  return stat === '' ? NaN : ticks / 100;
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, fields 14 and 15 of the line
 }
