@@ -54,6 +54,23 @@ describe('SetStore', () => {
     again.close();
   });
 
+  it('opened empty (a first sync): a set written in this run reads back after its flush, and a second write replaces its files', () => {
+    const s = SetStore.open(stateFolder());
+    expect(s.get(5)).toBeUndefined();
+    s.put(record(5, 3));
+    s.flush();
+    expect(Object.keys(s.get(5)!.files)).toHaveLength(3); // from the database: the flush emptied the changed records
+    s.put(record(5, 1, 'b'));
+    s.flush();
+    expect(Object.keys(s.get(5)!.files)).toEqual(['sets/5/f0.mp4']);
+    expect(s.get(5)!.files['sets/5/f0.mp4']!.sha256).toBe('b'.repeat(64));
+    expect(s.get(6)).toBeUndefined();
+    s.close();
+    const again = SetStore.open(stateFolder());
+    expect(again.get(5)).toEqual(record(5, 1, 'b'));
+    again.close();
+  });
+
   it('reads a record with very many files, and every record page by page while records are put', () => {
     const s = SetStore.open(stateFolder());
     s.put(record(1, 6000));

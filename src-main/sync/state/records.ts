@@ -177,8 +177,9 @@ export const FILE_COLUMNS =
 /**
  * Writes records (inside the caller's transaction): a set's file rows are replaced whole; a
  * file keeps the run that verified it while its sha256 and download time stay the same.
+ * `mayHaveRows` false: the caller knows the set has no row yet, so nothing is read or deleted first.
  */
-export function recordWriter(db: Database.Database): (rec: LocalSet, run: number) => void {
+export function recordWriter(db: Database.Database): (rec: LocalSet, run: number, mayHaveRows?: boolean) => void {
   const previous = db.prepare<[number], { path: string; sha256: string; downloaded_at: string; changed_run: number }>(
     'SELECT path, sha256, downloaded_at, changed_run FROM files WHERE set_id = ?',
   );
@@ -193,11 +194,11 @@ export function recordWriter(db: Database.Database): (rec: LocalSet, run: number
        left_accepted = excluded.left_accepted, first_files_run = excluded.first_files_run,
        participants = excluded.participants`,
   );
-  return (rec, run) => {
-    const before = new Map(previous.all(rec.id).map((p) => [p.path, p]));
-    const firstRun = firstFilesRun.get(rec.id);
+  return (rec, run, mayHaveRows = true) => {
+    const before = new Map(mayHaveRows ? previous.all(rec.id).map((p) => [p.path, p]) : undefined);
+    const firstRun = mayHaveRows ? firstFilesRun.get(rec.id) : undefined;
     const paths = Object.keys(rec.files);
-    deleteFiles.run(rec.id);
+    if (mayHaveRows) deleteFiles.run(rec.id);
     for (const rel of paths) {
       const e = rec.files[rel]!;
       const old = before.get(rel);

@@ -33,7 +33,14 @@ export class SetStore {
   /** Whether a commit since the last flushDurably() went without an fsync (synchronous=NORMAL). */
   private undurable = false;
   private readonly stmt;
-  private readonly write: (rec: LocalSet, run: number) => void;
+  private readonly write: (rec: LocalSet, run: number, mayHaveRows: boolean) => void;
+  /**
+   * The sets written since the store was opened, kept only when it was opened empty (a first
+   * sync): every other set then has no row, so get() and the writer skip the queries that would
+   * find none (a first sync's profile showed a read that misses at 35-40 us per set, against 5 us
+   * in isolation, and the writer's two reads of what a set held). null when the store held sets.
+   */
+  private readonly writtenSinceEmpty: Set<number> | null;
   private readonly forget: (id: number) => void;
 
   private constructor(
@@ -63,6 +70,7 @@ export class SetStore {
         )
         .raw(),
     };
+    this.writtenSinceEmpty = this.stmt.any.get() === undefined ? new Set() : null;
   }
 
   /**
@@ -107,8 +115,14 @@ export class SetStore {
     if (this.removed.has(id)) return undefined;
     const pending = this.dirty.get(id);
     if (pending) return pending;
+    if (!this.mayHaveRows(id)) return undefined;
     const row = this.stmt.set.get(id);
     return row ? recordOfRow(row, this.stmt.files.all(id)) : undefined;
+  }
+
+  /** False when the set is known to have no row (the store was opened empty and has not written it). */
+  private mayHaveRows(id: number): boolean {
+    return this.writtenSinceEmpty === null || this.writtenSinceEmpty.has(id);
   }
 
   /** Records a changed set; it reaches the disk with the next flush. */
@@ -180,10 +194,11 @@ export class SetStore {
     this.db
       .transaction(() => {
         for (const id of this.removed) this.forget(id);
-        for (const rec of records) this.write(rec, this.run);
+        for (const rec of records) this.write(rec, this.run, this.mayHaveRows(rec.id));
         setMeta(this.db, 'changes', this.changes + 1);
       })
       .immediate();
+    if (this.writtenSinceEmpty !== null) for (const rec of records) this.writtenSinceEmpty.add(rec.id);
     this.changes++;
     this.undurable = true;
     for (const rec of records) this.dirty.delete(rec.id);
