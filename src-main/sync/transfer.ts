@@ -7,7 +7,9 @@
 // (no Readable in between), are hashed at once and coalesced into large positional writes
 // with at most one write in flight per file; the socket is paused while the destination lags.
 // The upload is opened once per attempt (a folder: O_NOFOLLOW, a planted symlink is never
-// followed) and its stamp comes back from commit, so finishing a file costs no stat.
+// followed) and its stamp comes back from commit, so finishing a file costs no stat. A small body
+// that starts at byte 0 (most files of a first sync of short clips) skips that machinery: it is
+// received whole and written with one upload write (WholeBodySink).
 import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
@@ -120,22 +122,54 @@ export function parseContentRange(v: string | string[] | undefined): { start: nu
 
 type StreamOutcome = { kind: 'complete' } | { kind: 'short'; bytes: number } | { kind: 'oversize' };
 
+/** What both receivers of a body (PartSink, WholeBodySink) know, and what they do first with each chunk. */
+abstract class CountedBody {
+  protected received = 0;
+  protected oversize = false;
+
+  constructor(
+    protected readonly upload: Upload,
+    /** Bytes this body should bring. */
+    protected readonly remaining: number,
+    protected readonly hash: Sha256Stream,
+    protected readonly active: ActiveTransfer,
+    protected readonly ctx: TransferContext,
+    protected readonly flow: BodyFlow,
+    protected readonly relPath: string,
+    /** Settles before the first write (the upload's restart after a 200 answer to a resume). */
+    protected before: Promise<void> | undefined,
+    /** Bytes taken from the network for this file in this sync, all attempts together. */
+    protected readonly spent: { bytes: number },
+  ) {}
+
+  /** Counts the chunk and hashes it; false when it takes the body past its size (the body is then aborted and the chunk dropped). */
+  protected counted(chunk: Buffer): boolean {
+    this.received += chunk.length;
+    this.spent.bytes += chunk.length;
+    if (this.received > this.remaining) {
+      this.oversize = true;
+      this.flow.abort(new Error('oversize'));
+      return false;
+    }
+    this.hash.update(chunk);
+    return true;
+  }
+}
+
 /**
  * Receives one response body: per chunk one hash update, counter bumps and a push onto the
  * pending list — no promise, no await. Pending bytes go out in one upload write (a folder: one
  * pwritev, synchronous for small files) once COALESCE_BYTES are gathered (or at the end), one
  * write in flight at a time.
  */
-class PartSink implements FileBodySink {
+class PartSink extends CountedBody implements BodyReceiver {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private writing = false;
   private paused = false;
   private waitingForHash = false;
   private ended = false;
-  private received = 0;
   private failure: Error | undefined;
-  private oversize = false;
   private drained: (() => void) | undefined;
   /** Set while the rate limiter holds the socket paused. */
   private limited: Promise<void> | undefined;
@@ -145,19 +179,12 @@ class PartSink implements FileBodySink {
   private pausedInWindow = false;
 
   constructor(
-    private readonly upload: Upload,
+    /** Where in the upload this body's first byte goes. */
     private position: number,
-    private readonly remaining: number,
-    private readonly hash: Sha256Stream,
-    private readonly active: ActiveTransfer,
-    private readonly ctx: TransferContext,
-    private readonly flow: BodyFlow,
-    private readonly relPath: string,
-    /** Settles before the first write (the upload's restart after a 200 answer to a resume). */
-    private before: Promise<void> | undefined,
-    /** Bytes taken from the network for this file in this sync, all attempts together. */
-    private readonly spent: { bytes: number },
-  ) {}
+    ...body: ConstructorParameters<typeof CountedBody>
+  ) {
+    super(...body);
+  }
 
   /**
    * Aborts the body when fewer than MIN_BYTES_PER_SECOND arrived over a whole window. A window in
@@ -189,16 +216,9 @@ class PartSink implements FileBodySink {
 
   onData(chunk: Buffer): boolean {
     if (this.failure !== undefined || this.oversize) return true;
+    if (!this.counted(chunk)) return true;
     const n = chunk.length;
-    this.received += n;
     this.windowBytes += n;
-    this.spent.bytes += n;
-    if (this.received > this.remaining) {
-      this.oversize = true;
-      this.flow.abort(new Error('oversize'));
-      return true;
-    }
-    this.hash.update(chunk);
     const overLimit = this.ctx.accounting.received(this.active, n);
     if (overLimit) this.holdFor(overLimit);
     this.pending.push(chunk);
@@ -295,6 +315,83 @@ class PartSink implements FileBodySink {
   }
 }
 
+/** What streamToPart needs of a body's receiver: the chunks (FileBodySink), then the outcome once every byte is written. */
+interface BodyReceiver extends FileBodySink {
+  settle(): Promise<StreamOutcome>;
+}
+
+/**
+ * Bodies up to this size that start at byte 0 are received whole (WholeBodySink): most files of a
+ * collection of short clips. The size up to which a folder holds a download in memory anyway
+ * (memory-upload.ts).
+ */
+export const WHOLE_BODY_MAX_BYTES = 256 * 1024;
+
+/**
+ * Receives a small body that starts at byte 0: chunks are hashed and kept as they arrive and go to
+ * the upload in one write at the end, whatever the outcome (a body cut short is resumed from them,
+ * as from a part file). PartSink's machinery for large bodies is left out (issue 21: the per-file
+ * steps of a first sync of small files): no write coalescing, no pause while the disk lags, and no
+ * watchdog timer per file. The stall rule is the same, judged as each chunk arrives: fewer than
+ * MIN_BYTES_PER_SECOND over a whole window aborts the body as too slow; a body that goes silent
+ * is ended by the client's body timeout.
+ */
+class WholeBodySink extends CountedBody implements BodyReceiver {
+  private readonly chunks: Buffer[] = [];
+  private windowStart = Date.now();
+  private windowBytes = 0;
+  /** Set while the rate limiter (or a pause) holds the socket: such a window is not judged. */
+  private heldInWindow = false;
+
+  constructor(
+    /** The stall window (TransferContext.stallMs). */
+    private readonly windowMs: number,
+    ...body: ConstructorParameters<typeof CountedBody>
+  ) {
+    super(...body);
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.oversize || !this.counted(chunk)) return true;
+    this.chunks.push(chunk);
+    if (this.tooSlow(chunk.length)) return true;
+    const wait = this.ctx.accounting.received(this.active, chunk.length);
+    if (wait === undefined) return true;
+    this.heldInWindow = true;
+    void wait.catch(() => undefined).then(() => this.flow.resume());
+    return false;
+  }
+
+  /** Judges the window that ended with this chunk; true when the body was aborted as too slow. */
+  private tooSlow(n: number): boolean {
+    this.windowBytes += n;
+    const now = Date.now();
+    const elapsed = now - this.windowStart;
+    if (elapsed < this.windowMs) return false;
+    const bytes = this.windowBytes;
+    const slow = !this.heldInWindow && bytes < (MIN_BYTES_PER_SECOND * elapsed) / 1000;
+    this.windowStart = now;
+    this.windowBytes = 0;
+    this.heldInWindow = false;
+    if (!slow) return false;
+    this.flow.abort(new TooSlowError(`GET ${this.relPath}: transfer stalled (${bytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
+    return true;
+  }
+
+  async settle(): Promise<StreamOutcome> {
+    if (this.oversize) return { kind: 'oversize' };
+    if (this.before !== undefined) await this.before;
+    if (this.received > 0) {
+      try {
+        await this.upload.write(this.chunks, 0);
+      } catch (e) {
+        throw isFatalFsError(e) ? localFsError(e, `write ${this.relPath}`) : e;
+      }
+    }
+    return this.received === this.remaining ? { kind: 'complete' } : { kind: 'short', bytes: this.received };
+  }
+}
+
 /** Streams one response body into the part file at `position`; the outcome once every byte is on disk. */
 async function streamToPart(
   upload: Upload,
@@ -305,18 +402,24 @@ async function streamToPart(
   ctx: TransferContext,
   spent: { bytes: number },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; outcome?: StreamOutcome }> {
-  let sink: PartSink | undefined;
+  let sink: BodyReceiver | undefined;
   let head: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
   let streamError: unknown;
+  const windowMs = ctx.stallMs ?? 30_000;
   try {
     await ctx.client.streamFile(job.url, { start, ifRange: `"${job.sha256}"`, signal: ctx.signal }, (h, flow) => {
       head = h;
       const use = hashFor(h.status, h.headers);
       if (use === null) return null;
       const position = h.status === 206 ? start : 0;
-      sink = new PartSink(upload, position, job.sizeBytes - position, use.hash, active, ctx, flow, job.relPath, use.before, spent);
-      sink.startWatchdog(ctx.stallMs ?? 30_000, `GET ${job.relPath}`);
-      return sink;
+      if (position === 0 && job.sizeBytes <= WHOLE_BODY_MAX_BYTES) {
+        sink = new WholeBodySink(windowMs, upload, job.sizeBytes, use.hash, active, ctx, flow, job.relPath, use.before, spent);
+        return sink;
+      }
+      const part = new PartSink(position, upload, job.sizeBytes - position, use.hash, active, ctx, flow, job.relPath, use.before, spent);
+      part.startWatchdog(windowMs, `GET ${job.relPath}`);
+      sink = part;
+      return part;
     });
   } catch (e) {
     streamError = e;
@@ -324,7 +427,7 @@ async function streamToPart(
   // Pending writes finish (or fail) before the outcome is known, whatever happened to the socket.
   let outcome: StreamOutcome | undefined;
   if (sink) {
-    outcome = await (sink as PartSink).settle();
+    outcome = await (sink as BodyReceiver).settle();
     if (outcome.kind === 'oversize') return { status: head!.status, headers: head!.headers, outcome };
   }
   if (streamError !== undefined) throw streamError;
