@@ -154,6 +154,12 @@ abstract class CountedBody {
     this.hash.update(chunk);
     return true;
   }
+
+  /** The stall rule for a window that brought `bytes` in `elapsedMs`: the error to abort the body with when it was under MIN_BYTES_PER_SECOND, else undefined. */
+  protected stallError(bytes: number, elapsedMs: number): TooSlowError | undefined {
+    if (bytes >= (MIN_BYTES_PER_SECOND * elapsedMs) / 1000) return undefined;
+    return new TooSlowError(`GET ${this.relPath}: transfer stalled (${bytes} bytes in ${(elapsedMs / 1000).toFixed(1)} s, under 1 KiB/s)`);
+  }
 }
 
 /**
@@ -191,15 +197,16 @@ class PartSink extends CountedBody implements BodyReceiver {
    * which we paused the socket ourselves, or whose timer fired late (a busy event loop read
    * nothing), is not judged.
    */
-  startWatchdog(windowMs: number, label: string): void {
+  startWatchdog(windowMs: number): void {
     this.windowStart = Date.now();
     this.watchdog = setInterval(() => {
       const now = Date.now();
       const elapsed = now - this.windowStart;
       const judged = !this.paused && !this.pausedInWindow && elapsed < windowMs * 1.5;
-      if (judged && this.windowBytes < (MIN_BYTES_PER_SECOND * elapsed) / 1000) {
+      const stalled = judged ? this.stallError(this.windowBytes, elapsed) : undefined;
+      if (stalled) {
         this.stopWatchdog();
-        this.flow.abort(new TooSlowError(`${label}: transfer stalled (${this.windowBytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
+        this.flow.abort(stalled);
         return;
       }
       this.windowStart = now;
@@ -325,7 +332,7 @@ interface BodyReceiver extends FileBodySink {
  * collection of short clips. The size up to which a folder holds a download in memory anyway
  * (memory-upload.ts).
  */
-export const WHOLE_BODY_MAX_BYTES = 256 * 1024;
+const WHOLE_BODY_MAX_BYTES = 256 * 1024;
 
 /**
  * Receives a small body that starts at byte 0: chunks are hashed and kept as they arrive and go to
@@ -368,13 +375,12 @@ class WholeBodySink extends CountedBody implements BodyReceiver {
     const now = Date.now();
     const elapsed = now - this.windowStart;
     if (elapsed < this.windowMs) return false;
-    const bytes = this.windowBytes;
-    const slow = !this.heldInWindow && bytes < (MIN_BYTES_PER_SECOND * elapsed) / 1000;
+    const stalled = this.heldInWindow ? undefined : this.stallError(this.windowBytes, elapsed);
     this.windowStart = now;
     this.windowBytes = 0;
     this.heldInWindow = false;
-    if (!slow) return false;
-    this.flow.abort(new TooSlowError(`GET ${this.relPath}: transfer stalled (${bytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under 1 KiB/s)`));
+    if (!stalled) return false;
+    this.flow.abort(stalled);
     return true;
   }
 
@@ -417,7 +423,7 @@ async function streamToPart(
         return sink;
       }
       const part = new PartSink(position, upload, job.sizeBytes - position, use.hash, active, ctx, flow, job.relPath, use.before, spent);
-      part.startWatchdog(windowMs, `GET ${job.relPath}`);
+      part.startWatchdog(windowMs);
       sink = part;
       return part;
     });

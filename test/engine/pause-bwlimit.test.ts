@@ -113,15 +113,15 @@ describe('pause and resume', () => {
   }, 30_000);
 });
 
-/** A sync of `svc` capped at `cap` bytes/s: its summary and the rate from the first download's start to the last verification. */
-async function cappedSync(svc: typeof env, cap: number): Promise<{ summary: Awaited<ReturnType<typeof runSync>>; rate: number }> {
+/** A sync of `service` capped at `cap` bytes/s: its summary and the rate from the first download's start to the last verification. */
+async function cappedSync(service: typeof env, cap: number): Promise<{ summary: Awaited<ReturnType<typeof runSync>>; rate: number }> {
   const dir = await tempDir('dsync-bw-');
   const dest = path.join(dir, 'ds');
   try {
     let firstByteAt = 0;
     let lastVerifiedAt = 0;
-    const { apiKey, collectionId } = mainCollection(svc.svc);
-    const summary = await runSync({ baseUrl: svc.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING, bwlimitBytesPerSecond: cap }, (e) => {
+    const { apiKey, collectionId } = mainCollection(service.svc);
+    const summary = await runSync({ baseUrl: service.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: FAST_TUNING, bwlimitBytesPerSecond: cap }, (e) => {
       if (e.type === 'file' && e.state === 'downloading' && firstByteAt === 0) firstByteAt = performance.now();
       if (e.type === 'file' && e.state === 'verified') lastVerifiedAt = performance.now();
     });
@@ -131,16 +131,16 @@ async function cappedSync(svc: typeof env, cap: number): Promise<{ summary: Awai
   }
 }
 
-/** Events of a sync of `svc` capped at 2 KiB/s (under the stall rule's 1 KiB/s per transfer) with a 0.4 s stall window, cancelled after 2.5 s. */
-async function eventsHeldByLimiter(svc: typeof env): Promise<SyncEvent[]> {
+/** Events of a sync of `service` capped at 2 KiB/s (under the stall rule's 1 KiB/s per transfer) with a 0.4 s stall window, cancelled after 2.5 s. */
+async function eventsHeldByLimiter(service: typeof env): Promise<SyncEvent[]> {
   const dir = await tempDir('dsync-bw-');
   const dest = path.join(dir, 'ds');
   try {
     const controller = new AbortController();
     const events: SyncEvent[] = [];
-    const { apiKey, collectionId } = mainCollection(svc.svc);
+    const { apiKey, collectionId } = mainCollection(service.svc);
     const done = runSync(
-      { baseUrl: svc.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: { ...FAST_TUNING, stallTimeoutMs: 400 }, signal: controller.signal, bwlimitBytesPerSecond: 2048 },
+      { baseUrl: service.svc.deliveryBaseUrl, apiKey, collectionId, dest, tuning: { ...FAST_TUNING, stallTimeoutMs: 400 }, signal: controller.signal, bwlimitBytesPerSecond: 2048 },
       (e) => events.push(e),
     );
     await sleep(2500);
