@@ -38,6 +38,27 @@ describe('per-file retry budget', () => {
     });
   });
 
+  it('size_bytes one smaller than the body: each body is cut as oversize, and the file fails after 3 with no bytes kept', { timeout: 60_000 }, async () => {
+    const { svc } = env;
+    const page = await servedPage(svc);
+    // A small file: its first attempt is received whole (transfer.ts WholeBodySink), so that receiver's size check judges it.
+    const lying = page.sets[1]!.files[0]!;
+    lying.size_bytes -= 1;
+    await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) });
+    await withDest(async (dest) => {
+      const { summary } = await sync(svc, dest);
+      expect(summary.exitCode).toBe(1);
+      expect(summary.filesFailed).toBe(1);
+      expect(summary.filesDownloaded).toBe(3);
+      const failure = summary.failures.find((f) => f.fileId === lying.id);
+      expect(failure?.reason).toMatch(/more than the announced 24575 bytes \(3 times; the file was discarded\)/);
+      expect(failure?.code).toBe('oversize');
+      expect(await fs.readdir(path.join(dest, '.dataset-sync', 'partial'))).toEqual([]);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+      expect(await sumsList(dest)).not.toContain(lying.filename);
+    });
+  });
+
   it('a 206 whose Content-Range does not match, after a body that ended early, fails the file within the budget', { timeout: 60_000 }, async () => {
     const { svc } = env;
     const page = await servedPage(svc);
