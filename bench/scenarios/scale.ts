@@ -48,7 +48,8 @@ function q(s: string): string {
 async function oursWithStall(ctx: BenchContext, svc: BenchService, dest: string, o: OursOptions = {}): Promise<ScaleRun> {
   const stallFile = path.join(ctx.workDir, `stall-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const nodeOptions = [process.env.NODE_OPTIONS, `--import=${PROBE}`].filter(Boolean).join(' ');
-  const run = await runOurs(svc, dest, { ...o, env: { ...o.env, NODE_OPTIONS: nodeOptions, BENCH_STALL_FILE: stallFile, DATASET_SYNC_MEDIA_CHECK: 'off' } });
+  // Events tallied, not parsed: the harness would otherwise take CPU from the run it measures.
+  const run = await runOurs(svc, dest, { ...o, events: 'tallied', env: { ...o.env, NODE_OPTIONS: nodeOptions, BENCH_STALL_FILE: stallFile, DATASET_SYNC_MEDIA_CHECK: 'off' } });
   const stall = await fs
     .readFile(stallFile, 'utf8')
     .then((t) => JSON.parse(t) as Stall)

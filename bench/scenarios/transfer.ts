@@ -151,7 +151,7 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
     const fps = (s: { medianMs: number }) => files.length / (s.medianMs / 1000);
     const oursRuns = ours.runs as OursRun[];
     const progressPerSecond = median(oursRuns.map((r) => r.progressEvents / (r.wallMs / 1000)));
-    const batchPerSecond = median(oursRuns.map((r) => r.batchMessages / (r.wallMs / 1000)));
+    const batchPerSecond = median(oursRuns.map((r) => (r.batchMessages ?? NaN) / (r.wallMs / 1000)));
     const eventsPerSecond = median(oursRuns.map((r) => r.events / (r.wallMs / 1000)));
     const requests = median(oursRuns.map((r) => r.summary?.requests ?? NaN));
     const body = [
