@@ -374,8 +374,23 @@ describe('LocalFolder in its consents role', () => {
   });
 });
 
-describe('LocalFolder: the disk check over many files (batched lstat on the thread pool)', () => {
-  it('finds a truncated, a grown, a removed file and a linked set folder among 600 files, in record order', async () => {
+// Batches after the first go to the file writer's thread; with it switched off, every batch goes to the thread pool.
+describe.each([
+  { writer: 'on', label: 'the first batch on the thread pool, the next ones on the file writer thread' },
+  { writer: 'off', label: 'every batch on the thread pool' },
+])('LocalFolder: the disk check over many files ($label)', ({ writer }) => {
+  beforeEach(async () => {
+    if (writer === 'on') return;
+    process.env.DATASET_SYNC_FILE_WRITER = 'off';
+    await folder.close();
+    folder = createLocalFolder(dest);
+    expect(await folder.prepare()).toEqual([]);
+  });
+  afterEach(() => {
+    delete process.env.DATASET_SYNC_FILE_WRITER;
+  });
+
+  it('finds a truncated, a grown, a removed file, a folder for a file, a missing and a linked set folder among 600 files, in record order', async () => {
     const recorded: Array<{ key: string; size: number; stamp: string }> = [];
     for (let set = 1; set <= 300; set++) {
       for (const name of ['a.mp4', 'b.mp4']) {
@@ -392,14 +407,39 @@ describe('LocalFolder: the disk check over many files (batched lstat on the thre
     const elsewhere = path.join(work, 'elsewhere');
     await fs.cp(path.join(dest, 'sets', '200'), elsewhere, { recursive: true, preserveTimestamps: true });
     await fs.rm(path.join(dest, 'sets', '200'), { recursive: true });
+    // A copy with the same sizes and mtimes: only the folder check can tell it from the real set.
     await fs.symlink(elsewhere, path.join(dest, 'sets', '200'));
+    await fs.rm(path.join(dest, 'sets', '250'), { recursive: true });
+    await fs.rm(file('sets/270/a.mp4'));
+    await fs.mkdir(file('sets/270/a.mp4'));
     expect(await collect(folder.checkPresence(recorded))).toEqual([
       { key: 'sets/5/a.mp4', problem: 'changed' },
       { key: 'sets/150/a.mp4', problem: 'missing' },
       { key: 'sets/200/a.mp4', problem: 'linked', detail: 'sets/200' },
       { key: 'sets/200/b.mp4', problem: 'linked', detail: 'sets/200' },
+      { key: 'sets/250/a.mp4', problem: 'missing' },
+      { key: 'sets/250/b.mp4', problem: 'missing' },
+      { key: 'sets/270/a.mp4', problem: 'changed' },
       { key: 'sets/290/b.mp4', problem: 'changed' },
     ]);
+  });
+
+  it('takes every file for linked when the sets folder itself is a link to a faithful copy', async () => {
+    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
+    for (let set = 1; set <= 150; set++) {
+      for (const name of ['a.mp4', 'b.mp4']) {
+        const info = await folder.writeAtomic(`sets/${set}/${name}`, `set ${set} ${name}\n`);
+        recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
+      }
+    }
+    const elsewhere = path.join(work, 'elsewhere-sets');
+    await fs.cp(path.join(dest, 'sets'), elsewhere, { recursive: true, preserveTimestamps: true });
+    await fs.rm(path.join(dest, 'sets'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(dest, 'sets'));
+    // Past the first batch too: 'sets' is judged again in each batch (the map is per batch for new folders).
+    const problems = await collect(folder.checkPresence([...recorded, ...recorded]));
+    expect(problems).toHaveLength(600);
+    expect(problems.every((p) => p.problem === 'linked' && p.detail === 'sets')).toBe(true);
   });
 });
 

@@ -36,6 +36,7 @@ import {
   removeTree,
   peekTextKey,
   presenceProblems,
+  lstatOnWriterThread,
   readKey,
   readTextKey,
   removeKey,
@@ -266,7 +267,7 @@ export class LocalFolder implements Destination {
   }
 
   checkPresence(expected: Iterable<ExpectedObject>): AsyncIterable<PresenceProblem> {
-    return presenceProblems(this.root, expected);
+    return presenceProblems(this.root, expected, this.writerWanted ? lstatOnWriterThread : undefined);
   }
 
   async freeSpace(): Promise<number | null> {
