@@ -85,7 +85,7 @@ export async function checkRecordedFiles(dest: Destination, state: RunState, clo
  * leaves the records, so manifest.csv and SHA256SUMS list only verified files present. Returns
  * the sets that lost an entry: they are no longer complete, and the caller makes the ones still
  * wanted pending so the next sync fetches them. Every file goes through one checkPresence (a
- * folder's lstat calls batched on the thread pool), not one set after the other: at 100,000 sets
+ * folder's lstat calls batched, on the file writer thread), not one set after the other: at 100,000 sets
  * the set-by-set round trips were most of the time between the last download and the manifest.
  */
 export async function dropUnhealedEntries(dest: Destination, state: RunState, setIds: Iterable<number>): Promise<number[]> {
