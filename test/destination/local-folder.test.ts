@@ -374,17 +374,21 @@ describe('LocalFolder in its consents role', () => {
   });
 });
 
+/** Opens the test's folder again with the file writer thread switched off: the switch is read when a folder is opened. */
+async function reopenWithoutWriter(): Promise<void> {
+  process.env.DATASET_SYNC_FILE_WRITER = 'off';
+  await folder.close();
+  folder = createLocalFolder(dest);
+  expect(await folder.prepare()).toEqual([]);
+}
+
 // Batches after the first go to the file writer's thread; with it switched off, every batch goes to the thread pool.
 describe.each([
   { writer: 'on', label: 'the first batch on the thread pool, the next ones on the file writer thread' },
   { writer: 'off', label: 'every batch on the thread pool' },
 ])('LocalFolder: the disk check over many files ($label)', ({ writer }) => {
   beforeEach(async () => {
-    if (writer === 'on') return;
-    process.env.DATASET_SYNC_FILE_WRITER = 'off';
-    await folder.close();
-    folder = createLocalFolder(dest);
-    expect(await folder.prepare()).toEqual([]);
+    if (writer === 'off') await reopenWithoutWriter();
   });
   afterEach(() => {
     delete process.env.DATASET_SYNC_FILE_WRITER;
@@ -444,13 +448,7 @@ describe.each([
 });
 
 describe('LocalFolder without the file writer thread (DATASET_SYNC_FILE_WRITER=off)', () => {
-  beforeEach(async () => {
-    process.env.DATASET_SYNC_FILE_WRITER = 'off';
-    // The switch is read when a folder is opened: this block's folder is opened again under it.
-    await folder.close();
-    folder = createLocalFolder(dest);
-    expect(await folder.prepare()).toEqual([]);
-  });
+  beforeEach(reopenWithoutWriter);
   afterEach(() => {
     delete process.env.DATASET_SYNC_FILE_WRITER;
   });
