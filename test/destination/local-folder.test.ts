@@ -3,7 +3,7 @@
 // part files that resume across restarts under today's names, the consents folder's modes), and
 // the key rules every destination shares. The generic contract suite runs against it too.
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, renameSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -444,6 +444,30 @@ describe.each([
     const problems = await collect(folder.checkPresence([...recorded, ...recorded]));
     expect(problems).toHaveLength(600);
     expect(problems.every((p) => p.problem === 'linked' && p.detail === 'sets')).toBe(true);
+  });
+
+  it('never looks at a file through a sets folder swapped for a link after the map of judged folders was cleared', async () => {
+    // The check forgets the folders it judged once it holds 1,024 of them; the set folders judged
+    // just before are remembered again, 'sets' is not. A record read after that under one of
+    // those sets must still wait for 'sets' to be judged again.
+    const sets = 1536;
+    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
+    for (let set = 1; set <= sets; set++) {
+      const info = await folder.writeAtomic(`sets/${set}/a.mp4`, `set ${set}\n`);
+      recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
+    }
+    const again = recorded[1100]!;
+    const elsewhere = path.join(work, 'elsewhere-sets');
+    await fs.cp(path.join(dest, 'sets'), elsewhere, { recursive: true, preserveTimestamps: true });
+    function* records(): Generator<{ key: string; size: number; stamp: string }> {
+      yield* recorded;
+      // Read once the earlier batches are judged: swap 'sets' for a link to the faithful copy, then ask again.
+      renameSync(path.join(dest, 'sets'), path.join(work, 'sets-away'));
+      symlinkSync(elsewhere, path.join(dest, 'sets'));
+      yield again;
+    }
+    const problems = await collect(folder.checkPresence(records()));
+    expect(problems.at(-1)).toEqual({ key: again.key, problem: 'linked', detail: 'sets' });
   });
 });
 

@@ -458,7 +458,9 @@ export async function* presenceProblems(root: string, expected: Iterable<Expecte
     for (const e of batch) {
       let above = -1;
       for (const folder of foldersOnTheWay(e.key)) {
-        if (folders.has(folder)) continue;
+        const known = folders.get(folder);
+        if (known === false) break; // below a folder known not to be real: nothing is looked at
+        if (known === true) continue;
         let at = folderAt.get(folder);
         if (at === undefined) {
           folderAt.set(folder, (at = paths.length));
@@ -477,9 +479,12 @@ export async function* presenceProblems(root: string, expected: Iterable<Expecte
         linkedBy.set(i, linked);
         return -1;
       }
-      const inner = way.length === 0 ? undefined : folderAt.get(way[way.length - 1]!);
+      // Gated by the innermost folder this round judges: an outer one may be judged here while an
+      // inner one is still remembered from before the map was cleared.
+      let gate = -1;
+      for (const f of way) gate = folderAt.get(f) ?? gate;
       paths.push(pathUnder(root, e.key));
-      gates.push(inner ?? -1);
+      gates.push(gate);
       return paths.length - 1;
     });
     const stats = statBatch(paths, gates);
