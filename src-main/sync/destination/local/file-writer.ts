@@ -47,11 +47,10 @@ export type PutResult = { size: number; mtimeMs: number; madeFolder: boolean } |
 
 /**
  * What lstat found at each path of a batch, STAT_FIELDS numbers per path: its kind (PATH_*), its
- * size and its mtime in ms (exactly fs.Stats' mtimeMs). Nothing there, or any error: PATH_NONE.
+ * size and its mtime in ms (exactly fs.Stats' mtimeMs). Nothing there, or any error: all three 0.
  */
 export type PathStats = Float64Array;
 export const STAT_FIELDS = 3;
-export const PATH_NONE = 0;
 export const PATH_FILE = 1;
 export const PATH_FOLDER = 2;
 export const PATH_OTHER = 3;

@@ -418,8 +418,8 @@ export async function lstatOnWriterThread(paths: readonly string[], gates: reado
 /** One batch of the disk check: its records, the folders it judges and the lstat calls in flight. */
 interface PresenceRound {
   batch: ExpectedObject[];
-  /** Folders judged by this round (relative), at path indexes 0..n-1 of its lstat batch. */
-  folderList: string[];
+  /** Folders judged by this round (relative) -> their index in its lstat batch. */
+  folderAt: Map<string, number>;
   /** Per record: the index of its file in the lstat batch, or -1 when a folder on its way was already known not to be a real one (then in `linkedBy`). */
   fileAt: number[];
   linkedBy: Map<number, string>;
@@ -454,35 +454,28 @@ export async function* presenceProblems(root: string, expected: Iterable<Expecte
     const paths: string[] = [];
     const gates: number[] = [];
     const folderAt = new Map<string, number>();
-    // The folders on the way (sets/, sets/<id>) of every record not judged yet, outermost first, each gated by the one above it.
-    for (const e of batch) {
-      let above = -1;
+    const linkedBy = new Map<number, string>();
+    // Per record, its folders not judged yet (sets/, sets/<id>: outermost first, each gated by the
+    // nearest one above it this round judges), then its file, gated by the innermost of them (an
+    // outer folder may be judged here while an inner one is still remembered from before the map
+    // was cleared).
+    const fileAt = batch.map((e, i) => {
+      let gate = -1;
       for (const folder of foldersOnTheWay(e.key)) {
         const known = folders.get(folder);
-        if (known === false) break; // below a folder known not to be real: nothing is looked at
+        if (known === false) {
+          linkedBy.set(i, folder); // below a folder known not to be real: nothing is looked at
+          return -1;
+        }
         if (known === true) continue;
         let at = folderAt.get(folder);
         if (at === undefined) {
           folderAt.set(folder, (at = paths.length));
           paths.push(pathUnder(root, folder));
-          gates.push(above);
+          gates.push(gate);
         }
-        above = at;
+        gate = at;
       }
-    }
-    const folderList = [...folderAt.keys()];
-    const linkedBy = new Map<number, string>();
-    const fileAt = batch.map((e, i) => {
-      const way = foldersOnTheWay(e.key);
-      const linked = way.find((f) => folders.get(f) === false);
-      if (linked !== undefined) {
-        linkedBy.set(i, linked);
-        return -1;
-      }
-      // Gated by the innermost folder this round judges: an outer one may be judged here while an
-      // inner one is still remembered from before the map was cleared.
-      let gate = -1;
-      for (const f of way) gate = folderAt.get(f) ?? gate;
       paths.push(pathUnder(root, e.key));
       gates.push(gate);
       return paths.length - 1;
@@ -490,21 +483,21 @@ export async function* presenceProblems(root: string, expected: Iterable<Expecte
     const stats = statBatch(paths, gates);
     stats.catch(() => undefined); // awaited later; a round left behind by a consumer that stopped early rejects unobserved
     statBatch = statMore;
-    return { batch, folderList, fileAt, linkedBy, stats };
+    return { batch, folderAt, fileAt, linkedBy, stats };
   };
   let round = nextRound();
   while (round !== null) {
-    const { batch, folderList, fileAt, linkedBy } = round;
+    const { batch, folderAt, fileAt, linkedBy } = round;
     const upcoming = nextRound(); // read and sent while this round's lstat calls run
     const stats = await round.stats;
-    folderList.forEach((f, i) => folders.set(f, !blocks(stats[i])));
+    for (const [folder, at] of folderAt) folders.set(folder, !blocks(stats[at]));
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;
       const at = fileAt[i]!;
       const st = at === -1 ? 'skipped' : stats[at];
       if (st === 'skipped') {
-        const way = foldersOnTheWay(e.key);
-        const detail = linkedBy.get(i) ?? way.find((f) => folderList.includes(f) && folders.get(f) === false) ?? way[way.length - 1] ?? e.key;
+        // Its gate, a folder this round judged, is now known not to be real (the outermost such folder is named).
+        const detail = linkedBy.get(i) ?? foldersOnTheWay(e.key).find((f) => folders.get(f) === false) ?? e.key;
         yield { key: e.key, problem: 'linked', detail };
       } else if (st === undefined) yield { key: e.key, problem: 'missing' };
       else if (!(st.kind === 'file' && st.size === e.size && String(st.mtimeMs) === e.stamp)) yield { key: e.key, problem: 'changed' };
