@@ -374,6 +374,20 @@ describe('LocalFolder in its consents role', () => {
   });
 });
 
+type Recorded = { key: string; size: number; stamp: string };
+
+/** Writes one file per set, `names` in each of sets 1..sets, with `body`'s text; what the engine would have recorded of each, in order. */
+async function writeRecorded(sets: number, names: readonly string[], body: (set: number, name: string) => string): Promise<Recorded[]> {
+  const recorded: Recorded[] = [];
+  for (let set = 1; set <= sets; set++) {
+    for (const name of names) {
+      const info = await folder.writeAtomic(`sets/${set}/${name}`, body(set, name));
+      recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
+    }
+  }
+  return recorded;
+}
+
 /** Opens the test's folder again with the file writer thread switched off: the switch is read when a folder is opened. */
 async function reopenWithoutWriter(): Promise<void> {
   process.env.DATASET_SYNC_FILE_WRITER = 'off';
@@ -395,13 +409,7 @@ describe.each([
   });
 
   it('finds a truncated, a grown, a removed file, a folder for a file, a missing and a linked set folder among 600 files, in record order', async () => {
-    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
-    for (let set = 1; set <= 300; set++) {
-      for (const name of ['a.mp4', 'b.mp4']) {
-        const info = await folder.writeAtomic(`sets/${set}/${name}`, `set ${set} ${name}\n`.repeat(20));
-        recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
-      }
-    }
+    const recorded = await writeRecorded(300, ['a.mp4', 'b.mp4'], (set, name) => `set ${set} ${name}\n`.repeat(20));
     expect(await collect(folder.checkPresence(recorded))).toEqual([]);
     const file = (key: string) => path.join(dest, ...key.split('/'));
     const body = await fs.readFile(file('sets/5/a.mp4'));
@@ -429,13 +437,7 @@ describe.each([
   });
 
   it('takes every file for linked when the sets folder itself is a link to a faithful copy', async () => {
-    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
-    for (let set = 1; set <= 150; set++) {
-      for (const name of ['a.mp4', 'b.mp4']) {
-        const info = await folder.writeAtomic(`sets/${set}/${name}`, `set ${set} ${name}\n`);
-        recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
-      }
-    }
+    const recorded = await writeRecorded(150, ['a.mp4', 'b.mp4'], (set, name) => `set ${set} ${name}\n`);
     const elsewhere = path.join(work, 'elsewhere-sets');
     await fs.cp(path.join(dest, 'sets'), elsewhere, { recursive: true, preserveTimestamps: true });
     await fs.rm(path.join(dest, 'sets'), { recursive: true });
@@ -450,16 +452,11 @@ describe.each([
     // The check forgets the folders it judged once it holds 1,024 of them; the set folders judged
     // just before are remembered again, 'sets' is not. A record read after that under one of
     // those sets must still wait for 'sets' to be judged again.
-    const sets = 1536;
-    const recorded: Array<{ key: string; size: number; stamp: string }> = [];
-    for (let set = 1; set <= sets; set++) {
-      const info = await folder.writeAtomic(`sets/${set}/a.mp4`, `set ${set}\n`);
-      recorded.push({ key: info.key, size: info.size, stamp: info.stamp });
-    }
+    const recorded = await writeRecorded(1536, ['a.mp4'], (set) => `set ${set}\n`);
     const again = recorded[1100]!;
     const elsewhere = path.join(work, 'elsewhere-sets');
     await fs.cp(path.join(dest, 'sets'), elsewhere, { recursive: true, preserveTimestamps: true });
-    function* records(): Generator<{ key: string; size: number; stamp: string }> {
+    function* records(): Generator<Recorded> {
       yield* recorded;
       // Read once the earlier batches are judged: swap 'sets' for a link to the faithful copy, then ask again.
       renameSync(path.join(dest, 'sets'), path.join(work, 'sets-away'));
