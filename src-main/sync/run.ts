@@ -91,6 +91,12 @@ export class SyncRun {
   private progress: ProgressTracker | undefined;
   /** The post-verify media check, once the state is loaded. */
   private media: MediaStage | undefined;
+  /**
+   * A new folder's owner, bound only once the service answered for its collection (bindFolder): a
+   * first sync stopped by a wrong key, a wrong collection or an unreachable service leaves the
+   * folder free for the right one, and writes no dataset files into it.
+   */
+  private ownerToBind: FolderOwner | undefined;
 
   constructor(
     private readonly options: SyncOptions,
@@ -295,13 +301,26 @@ export class SyncRun {
       await lock.release().catch(() => undefined);
       return undefined;
     }
-    if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
-      // A new folder, or one synced before the service was recorded: it is bound from now on.
+    if (head.collectionId === null && !state.heldSetsAtStart) {
+      // A new folder: bound once the service has answered for the collection (bindFolder).
+      this.ownerToBind = owner;
+    } else if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
+      // Synced before the service was recorded: it is bound from now on.
       head.collectionId = owner.collectionId;
       head.baseUrl = owner.baseUrl;
       state.touch();
     }
     return { lock, state };
+  }
+
+  /** A new folder belongs to this sync's service and collection from now on (ownerToBind). */
+  private bindFolder(state: RunState): void {
+    const owner = this.ownerToBind;
+    if (!owner) return;
+    this.ownerToBind = undefined;
+    state.head.collectionId = owner.collectionId;
+    state.head.baseUrl = owner.baseUrl;
+    state.touch();
   }
 
   /** The collection's detail (it names the accepted-set count progress needs from its first event). */
@@ -345,9 +364,6 @@ export class SyncRun {
     const full = this.options.full === true;
     const acc = this.accounting;
     const { pages, firstPage, since, walk } = listing;
-    // The consents destination is made ready while the collection travels (it is needed either way).
-    const consentsReady = ctx.consents.prepare();
-    void consentsReady.catch(() => undefined);
     let collection;
     try {
       collection = await listing.collection;
@@ -355,6 +371,10 @@ export class SyncRun {
       this.walkFailure(e, 'fetch the collection');
       return false;
     }
+    this.bindFolder(ctx.state);
+    // Made once the service has answered for the collection: a refused sync creates no consents folder.
+    const consentsReady = ctx.consents.prepare();
+    void consentsReady.catch(() => undefined);
     await writeCollectionJson(ctx.dest, collection).catch((e) => {
       throw localFsError(e, `write ${path.join(ctx.dest.label, 'collection.json')}`);
     });
@@ -561,7 +581,9 @@ export class SyncRun {
     s.cancelled = this.options.signal?.aborted === true && !this.fatal;
     const state = this.state;
     const dest = this.dest;
-    if (state && dest) {
+    // A new folder the service never answered for stays as it was: unbound, no dataset files.
+    if (state && dest && this.ownerToBind) state.store.close();
+    else if (state && dest) {
       const head = state.head;
       s.watermark = head.watermark;
       try {

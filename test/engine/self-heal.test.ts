@@ -181,6 +181,32 @@ describe('a dataset folder belongs to one service and one collection', () => {
     expect(await snapshot(dest)).toEqual(before);
   });
 
+  it('a first sync the service refuses leaves the new folder unbound and without dataset files', async () => {
+    // Before: a typo in the collection id bound the new folder to that collection for good (the
+    // right sync then stopped with "choose another folder"), and a wrong key left empty dataset
+    // files and an empty consents folder behind.
+    const fresh = await freshDest();
+    try {
+      const wrongCollection = await sync(env.svc, fresh, { collectionId: 999_999 });
+      expect(wrongCollection.summary.exitCode).toBe(2);
+      expect(wrongCollection.summary.fatal?.message).toContain('999999');
+      const wrongKey = await sync(env.svc, fresh, { apiKey: 'not-a-key' });
+      expect(wrongKey.summary.exitCode).toBe(3);
+      expect(wrongKey.summary.fatal?.kind).toBe('auth');
+      // Only the engine's own scratch (state.db, partial/, tmp/) under .dataset-sync: no state.json, no dataset file.
+      expect((await listFiles(fresh)).filter((f) => !f.startsWith('.dataset-sync/') || f === '.dataset-sync/state.json')).toEqual([]);
+      expect(await fs.lstat(`${fresh}.consents`).catch(() => null)).toBeNull();
+
+      const right = await sync(env.svc, fresh);
+      expect(right.summary.exitCode).toBe(0);
+      await expectDatasetMatches(env.svc, fresh, mainCollection(env.svc).collectionId);
+      // Bound now: the wrong collection is refused before anything is asked.
+      expect((await sync(env.svc, fresh, { collectionId: 999_999 })).summary.fatal?.message).toContain('choose another folder');
+    } finally {
+      await cleanup(fresh);
+    }
+  });
+
   it('a folder synced before the service was recorded adopts the service of its next sync', async () => {
     const statePath = path.join(dest, '.dataset-sync', 'state.json');
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, unknown>;
