@@ -133,7 +133,7 @@ try {
     '## Targets',
     ...table(
       ['target', 'measured', 'wanted', 'met'],
-      targets.map((t) => [t.name, t.measured, t.target, t.met ? 'yes' : '**no**']),
+      targets.map((t) => [t.name, t.measured, t.target, t.met === null ? 'reported' : t.met ? 'yes' : '**no**']),
     ),
     '',
   ];

@@ -16,7 +16,8 @@ export interface TargetCheck {
   name: string;
   measured: string;
   target: string;
-  met: boolean;
+  /** null: a figure reported beside a target that is judged elsewhere (the "met" column says so, never "no"). */
+  met: boolean | null;
 }
 
 export interface Section {

@@ -312,7 +312,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         { name: 'S9 +10 sets vs no-op (median of pairs)', measured: `${signed(pairDiffS)} (medians: ${signed(plusS - noopS)}; ${reps} pairs)`, target: '<= +1 s', met: pairDiffS <= 1 },
         { name: 'S9 peak RSS of the CLI', measured: `${mb(peakKb)} MB`, target: `<= ${rssTarget} MB`, met: peakKb / 1024 <= rssTarget },
         { name: 'S9 state on disk per file', measured: `${fmt(stateBytes / files, 0)} B`, target: '<= 500 B', met: stateBytes / files <= 500 },
-        { name: 'S9 longest event-loop stall (CLI)', measured: `${fmt(stallMax, 0)} ms`, target: 'reported (desktop target: <= 50 ms)', met: stallMax <= 50 },
+        { name: 'S9 longest event-loop stall (CLI)', measured: `${fmt(stallMax, 0)} ms`, target: 'none for the CLI; the desktop target (<= 50 ms in the app\'s main process) is judged by test/app/engine-thread-stall.test.ts', met: null },
       ],
     };
   } finally {
