@@ -8,6 +8,13 @@ import { dropDest, freshDest, table, type BenchContext, type Section } from '../
 import { runOurs, type OursRun } from '../lib/peers';
 import { startBenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
+
+/**
+ * A sync of a dataset that held sets asks the sets route once per other set status (the
+ * withdrawal check, sync/withdraw.ts): issue 21's request bounds allow them besides their own.
+ */
+const STATUS_QUERIES = LEFT_ACCEPTED_STATUSES.length;
 
 export interface MetadataResult {
   section: Section;
@@ -114,11 +121,11 @@ export async function scenarioMetadata(ctx: BenchContext): Promise<MetadataResul
         body,
         targets: [
           { name: 'S3 no-op wall time (process, median)', measured: `${fmt(noopWall / 1000)} s (engine ${fmt(noopEngine / 1000)} s)`, target: '< 1 s', met: noopWall < 1000 },
-          { name: 'S3 no-op requests', measured: String(noopReq), target: '1-2', met: noopReq <= 2 },
+          { name: 'S3 no-op requests', measured: String(noopReq), target: `1-2 + ${STATUS_QUERIES} (one per other set status)`, met: noopReq <= 2 + STATUS_QUERIES },
           { name: 'S3 no-op bytes hashed', measured: String(noopHashed), target: '0', met: noopHashed === 0 },
           { name: 'S3 no-op disk check (every recorded file, median)', measured: `${fmt(noopCheckMs, 0)} ms for ${checkedFiles} files`, target: 'within the 1 s no-op', met: noopCheckMs < 1000 && checkedFiles === sets * 4 },
-          { name: 'S3 heal 1 deleted file: requests', measured: String(healStats.requests), target: '<= 4 (collection, page, set, file)', met: healStats.requests <= 4 },
-          { name: 'S3 --full page requests (per_page 200)', measured: String(fullPages), target: '<= 50', met: fullPages <= 50 },
+          { name: 'S3 heal 1 deleted file: requests', measured: String(healStats.requests), target: `<= 4 (collection, page, set, file) + ${STATUS_QUERIES}`, met: healStats.requests <= 4 + STATUS_QUERIES },
+          { name: 'S3 --full page requests (per_page 200)', measured: String(fullPages), target: `<= 50 + ${STATUS_QUERIES} (one per other set status)`, met: fullPages <= 50 + STATUS_QUERIES },
         ],
       },
       rssKb: [initial, ...noop.map((n) => n.run), ...full.map((f) => f.run)].map((r) => r.maxRssKb ?? NaN),
