@@ -193,13 +193,21 @@ describe('a dataset folder belongs to one service and one collection', () => {
       const wrongKey = await sync(env.svc, fresh, { apiKey: 'not-a-key' });
       expect(wrongKey.summary.exitCode).toBe(3);
       expect(wrongKey.summary.fatal?.kind).toBe('auth');
+      // A service that answers with another collection's detail (a foreign id) binds nothing either.
+      const { apiKey, collectionId } = mainCollection(env.svc);
+      const real = (await (await fetch(`${env.svc.deliveryBaseUrl}/collections/${collectionId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { collection: Record<string, unknown> };
+      const foreign = JSON.stringify({ ...real, collection: { ...real.collection, id: collectionId + 1 } });
+      await env.svc.admin.addFault({ path: '/collections/\\d+$' }, { type: 'body', status: 200, contentType: 'application/json', body: foreign }, 1);
+      const lying = await sync(env.svc, fresh);
+      expect(lying.summary.exitCode).toBe(4);
+      expect(lying.summary.fatal?.message).toContain(`not the collection ${collectionId} asked for`);
       // Only the engine's own scratch (state.db, partial/, tmp/) under .dataset-sync: no state.json, no dataset file.
       expect((await listFiles(fresh)).filter((f) => !f.startsWith('.dataset-sync/') || f === '.dataset-sync/state.json')).toEqual([]);
       expect(await fs.lstat(`${fresh}.consents`).catch(() => null)).toBeNull();
 
       const right = await sync(env.svc, fresh);
       expect(right.summary.exitCode).toBe(0);
-      await expectDatasetMatches(env.svc, fresh, mainCollection(env.svc).collectionId);
+      await expectDatasetMatches(env.svc, fresh, collectionId);
       // Bound now: the wrong collection is refused before anything is asked.
       expect((await sync(env.svc, fresh, { collectionId: 999_999 })).summary.fatal?.message).toContain('choose another folder');
     } finally {
