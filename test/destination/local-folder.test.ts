@@ -201,6 +201,30 @@ describe('LocalFolder: uploads', () => {
     expect(await fs.readdir(elsewhere)).toEqual([]);
     expect((await fs.stat(partPath(`1-2-${sha(body)}`))).size).toBe(body.length);
   });
+
+  it('small commits of one turn share their folder checks: a linked set folder among them fails only its own files', async () => {
+    const bodies = ['one', 'two', 'three', 'four'].map((s) => Buffer.from(s));
+    await folder.writeAtomic('sets/1/set.json', '{}\n');
+    await folder.writeAtomic('sets/2/set.json', '{}\n');
+    const keys = ['sets/1/a.bin', 'sets/2/b.bin', 'sets/1/c.bin', 'sets/2/d.bin'];
+    const uploads = await Promise.all(keys.map((key, i) => upload(key, bodies[i]!, `${i + 1}-9-${sha(bodies[i]!)}`)));
+    const elsewhere = path.join(work, 'elsewhere');
+    await fs.mkdir(elsewhere);
+    await fs.rm(path.join(dest, 'sets', '2'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(dest, 'sets', '2'));
+    // Asked in the same turn: the four puts reach the file writer in one message.
+    const results = await Promise.all(uploads.map((u) => u.commit().then((info) => info.key, (e: unknown) => e)));
+    await Promise.all(uploads.map((u) => u.close()));
+    expect(results[0]).toBe('sets/1/a.bin');
+    expect(results[2]).toBe('sets/1/c.bin');
+    for (const e of [results[1], results[3]]) {
+      expect(e).toBeInstanceOf(EscapeError);
+      expect((e as Error).message).toMatch(/no longer resolves inside DEST/);
+    }
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+    expect((await fs.readdir(path.join(dest, 'sets', '1'))).sort()).toEqual(['a.bin', 'c.bin', 'set.json']);
+    expect((await fs.stat(partPath(`2-9-${sha(bodies[1]!)}`))).size).toBe(bodies[1]!.length);
+  });
 });
 
 describe('LocalFolder: the commit checks every folder on the way, not the set folder alone', () => {

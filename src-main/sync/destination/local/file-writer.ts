@@ -31,8 +31,9 @@ export interface PutRequest {
   /** The exact mode (fchmod when the umask masked it); null: the umask decides, as for any new file. */
   mode: number | null;
   /**
-   * Folders that must be real folders (lstat: not a link) just before and just after the rename
-   * (part-upload.ts explains why both); a folder that is missing passes (the rename judges).
+   * Folders that must be real folders (lstat: not a link) before and after the rename
+   * (part-upload.ts explains why both); a folder that is missing passes (the rename judges). The
+   * puts of one message share these lstat calls (the worker's putAll).
    */
   folders: readonly string[];
   /** The target's folder is made when the rename finds it missing (a new set's folder, or one deleted mid-sync). */
@@ -91,17 +92,45 @@ function sendReplies() {
   replies = [];
   parentPort.postMessage(out);
 }
-function linkedFolder(dirs) {
+function isLinked(dir) {
+  let st;
+  try { st = fs.lstatSync(dir, { throwIfNoEntry: false }); } catch { return false; }
+  return st !== undefined && !st.isDirectory();
+}
+// The first of dirs that is not a real folder; each folder is looked at once per map seen.
+function linkedFolder(dirs, seen) {
   for (const dir of dirs) {
-    let st;
-    try { st = fs.lstatSync(dir, { throwIfNoEntry: false }); } catch { continue; }
-    if (st !== undefined && !st.isDirectory()) return dir;
+    let linked = seen.get(dir);
+    if (linked === undefined) seen.set(dir, (linked = isLinked(dir)));
+    if (linked) return dir;
   }
   return null;
 }
-function put(m) {
-  const before = linkedFolder(m.folders);
-  if (before !== null) return { id: m.id, linked: before, when: 'before' };
+// The puts of one batch, their folder checks shared (as folder-checks.ts shares them between
+// concurrent commits of large files): each folder is lstat'ed once before the batch's first
+// rename into it, which is after every put of the batch was asked, and once after its last one.
+// A swap between the two is found by the second, as it was when each file had its own pair (four
+// of the nine calls a small file cost; sharing them took a first sync's statx calls at 10,000
+// sets from 321,553 to 239,846).
+function putAll(puts) {
+  const before = new Map();
+  const written = [];
+  for (const m of puts) {
+    const linked = linkedFolder(m.folders, before);
+    if (linked !== null) reply({ id: m.id, linked, when: 'before' });
+    else {
+      const r = write(m);
+      if (r.error !== undefined) reply(r);
+      else written.push([m.folders, r]);
+    }
+  }
+  const after = new Map();
+  for (const [folders, r] of written) {
+    const linked = linkedFolder(folders, after);
+    reply(linked === null ? r : { id: r.id, linked, when: 'after' });
+  }
+}
+function write(m) {
   let fd;
   try {
     fd = fs.openSync(m.tmp, 'wx', m.mode === null ? 0o644 : m.mode);
@@ -119,8 +148,6 @@ function put(m) {
       madeFolder = fs.mkdirSync(path.dirname(m.target), { recursive: true }) !== undefined;
       fs.renameSync(m.tmp, m.target);
     }
-    const after = linkedFolder(m.folders);
-    if (after !== null) return { id: m.id, linked: after, when: 'after' };
     return { id: m.id, size: st.size, mtimeMs: st.mtimeMs, madeFolder };
   } catch (e) {
     if (fd !== undefined) try { fs.closeSync(fd); } catch {}
@@ -152,13 +179,18 @@ function lstatMany(m) {
 // A batch of lstat calls is answered at once: the disk check sends its next batch while this one
 // runs, and a reply held to the end of the turn would wait for that one too.
 parentPort.on('message', (batch) => {
+  let puts = [];
   for (const m of batch) {
-    if (m.stat === undefined) reply(put(m));
-    else {
-      reply(lstatMany(m));
-      sendReplies();
+    if (m.stat === undefined) {
+      puts.push(m);
+      continue;
     }
+    if (puts.length > 0) putAll(puts);
+    puts = [];
+    reply(lstatMany(m));
+    sendReplies();
   }
+  if (puts.length > 0) putAll(puts);
 });
 `;
 
