@@ -595,12 +595,15 @@ export class SyncRun {
           }
         }
         const stage = this.media;
-        if (stage && stage.pending > 0) {
+        // Files an earlier sync left unprobed (no prober, or the check off) are probed now, whatever their set.
+        const owed = stage !== undefined && !this.fatal && !s.cancelled && stage.owesProbes();
+        if (stage && (stage.pending > 0 || owed)) {
           // Every transfer has ended; the probes still running record their results before the
           // index is written. Said as such, with the files left, not as "writing the manifest".
           this.accounting.phase = 'checking_media';
           this.accounting.mediaLeft = () => stage.pending;
           this.progress?.update();
+          if (owed) await stage.checkUnprobed();
           await stage.idle();
         }
         this.accounting.phase = 'writing_manifest';

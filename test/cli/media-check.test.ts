@@ -44,14 +44,15 @@ function syncArgs(dest: string, ...extra: string[]): string[] {
 // The media check is on here (vitest.config.ts turns it off for the other tests).
 const withKey = () => ({ DATASET_SYNC_API_KEY: mainCollection(svc).apiKey, DATASET_SYNC_MEDIA_CHECK: undefined });
 
-/** A real ffprobe behind a script that logs each call: how many probes a sync ran. */
+/** A real ffprobe behind a script that logs each call: how many files a sync probed. */
 async function loggingProber(name = 'ffprobe'): Promise<{ bin: string; calls: () => Promise<number> }> {
   const bin = path.join(work, `${name}-logged.sh`);
   const log = path.join(work, `${name}-calls.log`);
   await fs.writeFile(bin, `#!/bin/sh\necho "$*" >> '${log}'\nexec ffprobe "$@"\n`, { mode: 0o755 });
   return {
     bin,
-    calls: async () => (await fs.readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
+    // Probes only: `-version` is the stage asking whether a prober starts at all (Prober.ready).
+    calls: async () => (await fs.readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '' && l !== '-version').length,
   };
 }
 
@@ -190,6 +191,41 @@ describe('media check', () => {
     const csv = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')) as string[][];
     expect(csv).toHaveLength(13);
     for (const row of csv.slice(1)) expect(row.slice(1)).toEqual(['', '', '', '', '', 'unprobed', '']);
+  });
+
+  it.skipIf(!hasFfprobe)(`a check put off (DATASET_SYNC_MEDIA_CHECK=off, or no prober) is made by the next sync that has one, once per file (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: 600_000 }, async () => {
+    // What the README tells a user with many small clips: get the files first, check them later.
+    const prober = await loggingProber('ffprobe-deferred');
+    const dest = path.join(work, 'ds-deferred');
+    const first = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), DATASET_SYNC_FFPROBE: prober.bin, DATASET_SYNC_MEDIA_CHECK: 'off' }, timeoutMs: 240_000 });
+    expect(first.code).toBe(0);
+    expect(await prober.calls()).toBe(0);
+    const unchecked = parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8'));
+    expect(unchecked).toHaveLength(13);
+    for (const row of unchecked.slice(1)) expect(row.slice(1)).toEqual(['', '', '', '', '', 'unprobed', '']);
+
+    // Without a prober the files stay unprobed; once that is recorded, such a sync leaves the dataset files alone.
+    const noProber = { ...withKey(), DATASET_SYNC_FFPROBE: path.join(work, 'no-such-ffprobe') };
+    expect((await runCli(syncArgs(dest), { env: noProber, timeoutMs: 240_000 })).code).toBe(0);
+    expect(parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8'))).toEqual(unchecked);
+    const manifestBefore = await fs.stat(path.join(dest, 'manifest.csv'));
+    expect((await runCli(syncArgs(dest), { env: noProber, timeoutMs: 240_000 })).code).toBe(0);
+    expect((await fs.stat(path.join(dest, 'manifest.csv'))).mtimeMs).toBe(manifestBefore.mtimeMs);
+
+    const later = await runCli(syncArgs(dest, '--json'), { env: { ...withKey(), DATASET_SYNC_FFPROBE: prober.bin }, timeoutMs: 240_000 });
+    expect(later.code).toBe(0);
+    const summary = parseNdjson(later.stdout).at(-1)!;
+    if (summary.type !== 'summary') throw new Error('no summary');
+    expect(summary.summary.filesDownloaded).toBe(0);
+    expect(summary.summary.mediaProblems).toBe(5);
+    expect(summary.summary.mediaUnprobed).toBe(0);
+    expect(await prober.calls()).toBe(12);
+    const files = await listedFiles(dest);
+    expect(parse(await fs.readFile(path.join(dest, 'media.csv'), 'utf8')).slice(1)).toEqual(expectedRows(files, (rel) => ffprobeSize(path.join(dest, rel))));
+
+    // And a sync after that probes nothing again.
+    expect((await runCli(syncArgs(dest), { env: { ...withKey(), DATASET_SYNC_FFPROBE: prober.bin }, timeoutMs: 240_000 })).code).toBe(0);
+    expect(await prober.calls()).toBe(12);
   });
 });
 

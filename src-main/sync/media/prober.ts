@@ -75,9 +75,9 @@ const ARGS = ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=
 
 type Run = { ok: true; stdout: string } | { ok: false; started: boolean; detail: string };
 
-function run(bin: string, file: string, signal: AbortSignal): Promise<Run> {
+function run(bin: string, args: readonly string[], signal: AbortSignal): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(bin, [...ARGS, file], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, signal, windowsHide: true }, (err, stdout, stderr) => {
+    const child = execFile(bin, args, { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, signal, windowsHide: true }, (err, stdout, stderr) => {
       if (!err) return resolve({ ok: true, stdout });
       const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
       // Not started (ENOENT, EACCES...) or killed (timeout, abort): the prober failed, not the file.
@@ -107,11 +107,30 @@ export class Prober {
     return this.chosen !== null;
   }
 
+  /**
+   * Whether a prober starts, asked once (`ffprobe -version`) when no probe has told yet: the media
+   * stage asks before it probes files an earlier sync left unprobed, so a machine without one
+   * pays one start per sync, not a failed probe per file.
+   */
+  async ready(signal: AbortSignal): Promise<boolean> {
+    if (this.chosen !== undefined) return this.chosen !== null;
+    for (const bin of this.list) {
+      const r = await run(bin, ['-version'], signal);
+      if (r.ok || r.started) {
+        this.chosen = bin;
+        return true;
+      }
+      if (signal.aborted) return false;
+    }
+    this.chosen = null;
+    return false;
+  }
+
   async probe(file: string, signal: AbortSignal): Promise<ProbeOutcome> {
     const bins = this.chosen ? [this.chosen] : this.chosen === null ? [] : this.list;
     let detail = 'no ffprobe found (PATH, @ffprobe-installer/ffprobe)';
     for (const bin of bins) {
-      const r = await run(bin, file, signal);
+      const r = await run(bin, [...ARGS, file], signal);
       if (r.ok) {
         this.chosen = bin;
         return parseProbe(r.stdout);

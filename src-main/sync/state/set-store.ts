@@ -110,6 +110,24 @@ export class SetStore {
     return this.stmt.ids.all();
   }
 
+  /**
+   * The sets holding files without a probe of their current version (no media entry, one that
+   * says `unprobed`, or one of another sha256), with how many such files each, by set id: what
+   * the media check still owes after a sync without a prober or with the check off
+   * (media-stage.ts checkUnprobed). One scan of the files.
+   */
+  setsWithUnprobedFiles(): Array<[setId: number, files: number]> {
+    this.flush();
+    return this.db
+      .prepare<[], [number, number]>(
+        `SELECT set_id, count(*) FROM files
+         WHERE media IS NULL OR json_extract(media, '$.result') = 'unprobed' OR json_extract(media, '$.sha256') IS NOT sha256
+         GROUP BY set_id ORDER BY set_id`,
+      )
+      .raw()
+      .all();
+  }
+
   /** The set's record; undefined when unknown. */
   get(id: number): LocalSet | undefined {
     if (this.removed.has(id)) return undefined;
