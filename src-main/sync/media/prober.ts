@@ -114,35 +114,33 @@ export class Prober {
    */
   async ready(signal: AbortSignal): Promise<boolean> {
     if (this.chosen !== undefined) return this.chosen !== null;
-    for (const bin of this.list) {
-      const r = await run(bin, ['-version'], signal);
-      if (r.ok || r.started) {
-        this.chosen = bin;
-        return true;
-      }
-      if (signal.aborted) return false;
-    }
-    this.chosen = null;
-    return false;
+    const r = await this.runChosen(['-version'], signal);
+    return r.ok || r.started;
   }
 
   async probe(file: string, signal: AbortSignal): Promise<ProbeOutcome> {
+    const r = await this.runChosen([...ARGS, file], signal);
+    if (r.ok) return parseProbe(r.stdout);
+    if (r.started) return { kind: 'unreadable', detail: r.detail };
+    return { kind: 'no_prober', detail: r.detail };
+  }
+
+  /**
+   * Runs the chosen prober, or else each candidate until one starts (it is then the chosen one);
+   * none starting makes the choice "none" for the run, unless the sync was cancelled meanwhile.
+   */
+  private async runChosen(args: readonly string[], signal: AbortSignal): Promise<Run> {
     const bins = this.chosen ? [this.chosen] : this.chosen === null ? [] : this.list;
-    let detail = 'no ffprobe found (PATH, @ffprobe-installer/ffprobe)';
+    let last: Run = { ok: false, started: false, detail: 'no ffprobe found (PATH, @ffprobe-installer/ffprobe)' };
     for (const bin of bins) {
-      const r = await run(bin, [...ARGS, file], signal);
-      if (r.ok) {
+      last = await run(bin, args, signal);
+      if (last.ok || last.started) {
         this.chosen = bin;
-        return parseProbe(r.stdout);
+        return last;
       }
-      if (r.started) {
-        this.chosen = bin;
-        return { kind: 'unreadable', detail: r.detail };
-      }
-      detail = r.detail;
-      if (signal.aborted) return { kind: 'no_prober', detail };
+      if (signal.aborted) return last;
     }
     this.chosen = null;
-    return { kind: 'no_prober', detail };
+    return last;
   }
 }
