@@ -150,7 +150,24 @@ function jsonText(value: unknown): string {
  * (thousands per sync, bench scenario 2); the set folder is where the set's files are committed.
  */
 export async function writeSetJson(dest: Destination, set: SetRecord): Promise<void> {
-  await dest.writeAtomic(`sets/${set.id}/set.json`, jsonText(pseudonymousSet(set)));
+  await dest.writeAtomic(setJsonKey(set.id), jsonText(pseudonymousSet(set)));
+}
+
+/**
+ * sets/<id>/set.json as the dataset holds it, parsed; null when it is missing, unreadable or not
+ * JSON. Written by us, but a file on disk: readers check each field they take from it.
+ */
+export async function readSetJson(dest: Destination, setId: number): Promise<unknown> {
+  try {
+    const text = await dest.readText(setJsonKey(setId));
+    return text === null ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return null;
+  }
+}
+
+function setJsonKey(setId: number): string {
+  return `sets/${setId}/set.json`;
 }
 
 export async function writeCollectionJson(dest: Destination, collection: CollectionDetail): Promise<void> {

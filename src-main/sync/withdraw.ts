@@ -5,6 +5,7 @@
 // here: only purge-withdrawn (purgeWithdrawn below) deletes the quarantine.
 import type { DeliveryClient } from '../api/delivery-client';
 import type { SetRecord } from '../../src-shared/delivery-api';
+import { readSetJson } from './dataset';
 import type { Destination, DestinationLock } from './destination/destination';
 import { STATE_KEY } from './state';
 import { withRetry, type RetryPolicy } from './retry';
@@ -59,14 +60,9 @@ export async function findLeftAccepted(
 
 /** Consent ids the dataset's set.json names (written from the set's record when it was synced). */
 async function consentIdsOf(dest: Destination, setId: number): Promise<number[]> {
-  try {
-    const text = await dest.readText(`sets/${setId}/set.json`);
-    if (text === null) return [];
-    const set = JSON.parse(text) as { participants?: Array<{ consent?: { id?: unknown } | null }> };
-    return (set.participants ?? []).flatMap((p) => (Number.isSafeInteger(p?.consent?.id) && (p.consent!.id as number) > 0 ? [p.consent!.id as number] : []));
-  } catch {
-    return [];
-  }
+  const set = (await readSetJson(dest, setId)) as { participants?: unknown } | null;
+  const participants = Array.isArray(set?.participants) ? (set.participants as Array<{ consent?: { id?: unknown } | null } | null>) : [];
+  return participants.flatMap((p) => (Number.isSafeInteger(p?.consent?.id) && (p!.consent!.id as number) > 0 ? [p!.consent!.id as number] : []));
 }
 
 /**

@@ -17,6 +17,7 @@
 import path from 'node:path';
 import { MediaProbeSchema, type MediaProbe } from '../../../src-shared/delivery-api';
 import type { SyncEvent } from '../../../src-shared/sync-events';
+import { readSetJson } from '../dataset';
 import type { Destination, LocalBytes } from '../destination/destination';
 import type { RunState } from '../run-state';
 import type { LocalSet } from '../state/set-store';
@@ -160,14 +161,11 @@ export class MediaStage {
   /** The listing's media of each file of set `id`, by filename, as its set.json keeps them; empty when it cannot be read. */
   private async listedMedia(id: number): Promise<Map<string, MediaProbe>> {
     const out = new Map<string, MediaProbe>();
-    try {
-      const set = JSON.parse((await this.dest.readText(`sets/${id}/set.json`)) ?? 'null') as { files?: Array<{ filename?: unknown; media?: unknown }> } | null;
-      for (const f of set?.files ?? []) {
-        const parsed = MediaProbeSchema.safeParse(f.media);
-        if (typeof f.filename === 'string' && parsed.success) out.set(f.filename, parsed.data);
-      }
-    } catch {
-      // No readable set.json: the files are probed without a listing to compare with.
+    // No readable set.json: the files are probed without a listing to compare with.
+    const set = (await readSetJson(this.dest, id)) as { files?: unknown } | null;
+    for (const f of Array.isArray(set?.files) ? (set.files as Array<{ filename?: unknown; media?: unknown } | null>) : []) {
+      const parsed = MediaProbeSchema.safeParse(f?.media);
+      if (typeof f?.filename === 'string' && parsed.success) out.set(f.filename, parsed.data);
     }
     return out;
   }
