@@ -9,6 +9,7 @@ import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
 import { perSet, type LocalSet, type LocalSets } from './state/set-store';
+import { TEXT_CHUNK_CHARS } from './text-chunk';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';
 
@@ -224,12 +225,12 @@ function closing(manifest: TableFile, participants: TableFile): string {
   );
 }
 
-/** croissant.json's text, streamed in batches of about 256 KiB: one FileObject per file of the sets, then the closing part (`end()`, awaited last). */
+/** croissant.json's text, streamed in chunks of about TEXT_CHUNK_CHARS: one FileObject per file of the sets, then the closing part (`end()`, awaited last). */
 async function* croissantBody(collection: CollectionFacts, files: AsyncIterable<string>, end: () => Promise<string>): AsyncGenerator<string> {
   let out = opening(collection);
   for await (const fo of files) {
     out += fo;
-    if (out.length >= 256 * 1024) {
+    if (out.length >= TEXT_CHUNK_CHARS) {
       yield out;
       out = '';
     }

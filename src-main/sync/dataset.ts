@@ -6,6 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Options as CsvOptions } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from './csv-body';
+import { TEXT_CHUNK_CHARS } from './text-chunk';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { LocalSet, LocalSets } from './state/set-store';
@@ -214,9 +215,6 @@ function manifestRow(rel: string, f: LocalSet['files'][string]): string[] {
   );
 }
 
-/** SHA256SUMS text buffered per write: keeps the strings held at once small whatever the file count. */
-const SUMS_BATCH_CHARS = 256 * 1024;
-
 /** A set's files in manifest order: by slot. */
 function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]> {
   return Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
@@ -227,12 +225,12 @@ function manifestBody(sets: LocalSets): AsyncIterable<Buffer> {
   return csvBody(sets, (set) => sortedEntries(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_CSV_OPTIONS);
 }
 
-/** SHA256SUMS's text in batches: the strings held at once stay small whatever the file count. */
+/** SHA256SUMS's text in chunks (text-chunk.ts): the strings held at once stay small whatever the file count. */
 async function* sumsBody(sets: LocalSets): AsyncGenerator<string> {
   let sums = '';
   for await (const set of sets) {
     for (const [rel, f] of sortedEntries(set)) sums += `${f.sha256}  ${rel}\n`;
-    if (sums.length >= SUMS_BATCH_CHARS) {
+    if (sums.length >= TEXT_CHUNK_CHARS) {
       yield sums;
       sums = '';
     }
