@@ -79,22 +79,36 @@ export async function readBody(body: DestroyableBody, o: ReadLimits): Promise<Bu
 
 /**
  * True when the JSON text nests objects and arrays deeper than `maxDepth`. A linear scan that
- * skips string contents, so a deep answer is refused before JSON.parse builds it.
+ * skips string contents, so a deep answer is refused before JSON.parse builds it. A string's body
+ * is skipped with indexOf to its closing quote rather than char by char: a page of sets is mostly
+ * strings, and the char-by-char scan took about as long as JSON.parse itself (issue 21: a page of
+ * 200 sets, 0.96 MB, 2.4-2.9 ms before, 1.3 ms now).
  */
 export function nestedDeeperThan(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    if (c === 0x22 /* " */) {
+      i = closingQuote(text, i);
+      if (i < 0) return false; // an unterminated string: JSON.parse refuses the text
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > maxDepth) return true;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** Where the string opened at `open` ends: the next quote after an even run of backslashes (an odd run escapes it); -1 when none does. */
+function closingQuote(text: string, open: number): number {
+  let quote = open;
+  for (;;) {
+    quote = text.indexOf('"', quote + 1);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    // Stops at the opening quote at the latest: each backslash is counted for one quote only.
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
 }
 
 function formatBytes(n: number): string {

@@ -207,6 +207,13 @@ describe('delivery client', () => {
       // Brackets inside strings are text, not nesting.
       await servePage(svc, JSON.stringify({ sets: [], page: 1, per_page: 200, total: 0, has_more: false, x: '['.repeat(1000) }));
       expect((await c.listSets(collectionId, {})).total).toBe(0);
+      // An escaped quote does not end a string: the brackets after it are still text...
+      await servePage(svc, JSON.stringify({ sets: [], page: 1, per_page: 200, total: 0, has_more: false, x: `a"${'['.repeat(40)}` }));
+      expect((await c.listSets(collectionId, {})).total).toBe(0);
+      // ...while a string ending in an escaped backslash is over, and the nesting after it counts.
+      const afterBackslash = JSON.stringify({ sets: [], page: 1, per_page: 200, total: 0, has_more: false, x: 'a\\', y: 'b' }).replace('"y":"b"', `"y":${'['.repeat(33)}${']'.repeat(33)}`);
+      await servePage(svc, afterBackslash);
+      expect((await expectApiError(standard.listSets(collectionId, {}), 'malformed', apiKey)).message).toMatch(/deeper than 32 levels/);
     } finally {
       await c.close();
       await standard.close();
