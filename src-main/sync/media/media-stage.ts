@@ -34,6 +34,16 @@ interface Listed {
   media?: MediaProbe;
 }
 
+/**
+ * The probe the entry holds of the file's current version (its sha256), when a prober read it;
+ * undefined when it still owes one (none, another version's, or `unprobed`). The same rule as
+ * SetStore.setsWithUnprobedFiles's query.
+ */
+function probeOfThisVersion(entry: LocalSet['files'][string]): MediaEntry | undefined {
+  const known = entry.media;
+  return known && known.sha256 === entry.sha256 && known.result !== 'unprobed' ? known : undefined;
+}
+
 export class MediaStage {
   private readonly prober = new Prober();
   /** Probes waiting for a place: `drop` lets go of what one holds when a cancelled sync drops it. */
@@ -77,8 +87,8 @@ export class MediaStage {
     const entry = local.files[rel];
     const release = () => void bytes?.release();
     if (this.off || !entry) return release();
-    const known = entry.media;
-    if (known && known.sha256 === entry.sha256 && known.result !== 'unprobed') {
+    const known = probeOfThisVersion(entry);
+    if (known) {
       release();
       void this.report(local.id, rel, known, false);
       return;
@@ -147,8 +157,7 @@ export class MediaStage {
         this.owed -= files;
         if (!local) continue;
         for (const [rel, entry] of Object.entries(local.files)) {
-          const known = entry.media;
-          if (known && known.sha256 === entry.sha256 && known.result !== 'unprobed') continue;
+          if (probeOfThisVersion(entry)) continue;
           this.check(local, rel, { media: listing.get(rel.slice(rel.lastIndexOf('/') + 1)) });
         }
       }
