@@ -77,7 +77,17 @@ export async function* perSet<T>(sets: LocalSets, each: (set: LocalSet) => Itera
 }
 
 export function emptyLocalSet(id: number): LocalSet {
-  return { id, updatedAt: null, isGold: false, complete: false, files: {} };
+  return { id, updatedAt: null, isGold: false, complete: false, files: noFiles() };
+}
+
+/**
+ * An empty `files` of a record. Its keys are paths no other set shares: on a plain `{}` each new
+ * path gives V8 a new hidden class (a transition from the empty object's, kept in old space), and
+ * every read of `files[path]` misses its cache; a null-prototype object is a dictionary from the
+ * start (issue 21: 400,000 paths added 0.5-0.7 s this way against 1.2 s).
+ */
+export function noFiles(): Record<string, FileEntry> {
+  return Object.create(null) as Record<string, FileEntry>;
 }
 
 
@@ -162,7 +172,7 @@ export function entryOfRow(r: FileTuple): FileEntry {
 }
 
 export function recordOfRow(r: SetRow, files: FileTuple[]): LocalSet {
-  const rec: LocalSet = { id: r.id, updatedAt: r.updated_at, isGold: r.is_gold !== 0, complete: r.complete !== 0, files: {} };
+  const rec: LocalSet = { id: r.id, updatedAt: r.updated_at, isGold: r.is_gold !== 0, complete: r.complete !== 0, files: noFiles() };
   if (r.left_accepted !== null) rec.leftAccepted = r.left_accepted;
   if (r.participants !== null) rec.participants = JSON.parse(r.participants) as ParticipantEntry[];
   for (const f of files) rec.files[f[1]] = entryOfRow(f);
