@@ -328,12 +328,14 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
 /** True when manifest.csv and SHA256SUMS are still what writeManifestAndSums returned (same size and stamp: a folder's regular file of that mtime). */
 export async function indexUnchanged(dest: Destination, fp: IndexFingerprint | undefined): Promise<boolean> {
   if (!fp || fp.manifestFormat !== MANIFEST_FORMAT) return false;
-  const same = async (key: string, f: FileFingerprint): Promise<boolean> => {
-    if (typeof f?.stamp !== 'string') return false; // recorded before the seam (an mtime only): written once more
-    const info = await dest.stat(key);
-    return info !== null && info.size === f.size && info.stamp === f.stamp;
-  };
-  return (await same('manifest.csv', fp.manifest)) && (await same('SHA256SUMS', fp.sums));
+  return (await stillAsWritten(dest, 'manifest.csv', fp.manifest)) && (await stillAsWritten(dest, 'SHA256SUMS', fp.sums));
+}
+
+/** Whether the object `key` has the size and stamp recorded when we wrote it (`f`): false when absent, changed, or recorded before the seam (an mtime only). */
+export async function stillAsWritten(dest: Destination, key: string, f: FileFingerprint | undefined): Promise<boolean> {
+  if (typeof f?.stamp !== 'string') return false;
+  const info = await dest.stat(key);
+  return info !== null && info.size === f.size && info.stamp === f.stamp;
 }
 
 /** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */

@@ -2,6 +2,7 @@
 // 10 new sets): when the manifest takes the new sets as appended rows, the three files are extended
 // the same way (croissant.json: its closing part replaced), and they are byte for byte what a full
 // rewrite from every record writes.
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -74,5 +75,25 @@ describe('appended research files', () => {
       expect(await readAll()).toEqual(after);
       for (const k of ['consentMissingSets', 'mediaProblems', 'mediaUnprobed'] as const) expect(whole.summary[k]).toBe(appended.summary[k]);
     }
+  });
+
+  it("says media.csv's counts as recorded with it while it is as written, without reading it", async () => {
+    const first = await sync(env.svc, dest);
+    expect(first.summary.exitCode).toBe(0);
+    const { mediaProblems, mediaUnprobed } = first.summary;
+    expect(mediaUnprobed).toBeGreaterThan(0); // no prober in these tests: every file is unprobed
+    const file = path.join(dest, 'media.csv');
+    const orig = path.join(path.dirname(dest), 'media.csv.orig');
+    await fs.copyFile(file, orig);
+    execFileSync('touch', ['-r', file, orig]); // the exact mtime, nanoseconds included
+    const text = await fs.readFile(file, 'utf8');
+    // Other words of the same size, the mtime put back: read, the file would count no unprobed file.
+    await fs.writeFile(file, text.replaceAll('unprobed', 'unprobeX'));
+    execFileSync('touch', ['-r', orig, file]);
+    const kept = await sync(env.svc, dest);
+    expect(kept.summary.exitCode).toBe(0);
+    expect([kept.summary.mediaProblems, kept.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
+    await fs.copyFile(orig, file);
+    execFileSync('touch', ['-r', orig, file]);
   });
 });
