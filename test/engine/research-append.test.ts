@@ -1,7 +1,8 @@
 // participants.csv, media.csv and croissant.json cost what changed (issue 21: a sync that brings
 // 10 new sets): when the manifest takes the new sets as appended rows, the three files are extended
 // the same way (croissant.json: its closing part replaced), and they are byte for byte what a full
-// rewrite from every record writes.
+// rewrite from every record writes. A no-op says media.csv's counts as the state recorded them
+// with the file, without reading it again.
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,8 @@
 // on its entry (FileEntry.media) judged against the collection's media_rules (collection.json)
 // and its listing. Written whole through Destination.writeAtomic, like the manifest, whenever the
 // manifest is, or extended by the new sets' rows when the manifest was (a sync that only added
-// sets); kept as it is on a no-op sync (then only counted for the summary).
+// sets); kept as it is on a no-op sync (its counts for the summary then come from the state, or
+// from reading it when it changed since we wrote it).
 import { StringDecoder } from 'node:string_decoder';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from '../csv-body';
@@ -56,8 +57,9 @@ export interface MediaRewrite {
 
 /**
  * What media.csv needs without reading every record: nothing when `indexUnchanged` and it is
- * there (it is only counted); the rows of `appended` (the sets whose rows the manifest took as
- * appended rows, above every set listed) appended to it (Destination.extendAtomic) when it is
+ * there (its counts are those `prev` recorded, or read from it when it changed since); the rows
+ * of `appended` (the sets whose rows the manifest took as appended rows, above every set listed)
+ * appended to it (Destination.extendAtomic) when it is
  * still as `prev` records and was judged against the same rules, the bytes a full write gives.
  * Otherwise the rules to write it whole with (writeMediaFile).
  */

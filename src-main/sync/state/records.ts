@@ -84,7 +84,8 @@ export function emptyLocalSet(id: number): LocalSet {
  * An empty `files` of a record. Its keys are paths no other set shares: on a plain `{}` each new
  * path gives V8 a new hidden class (a transition from the empty object's, kept in old space), and
  * every read of `files[path]` misses its cache; a null-prototype object is a dictionary from the
- * start (issue 21: 400,000 paths added 0.5-0.7 s this way against 1.2 s).
+ * start (issue 21: 100,000 records of 4 files read back by recordOfRow in 0.45-0.56 s this way,
+ * against 0.83-1.0 s).
  */
 export function noFiles(): Record<string, FileEntry> {
   return Object.create(null) as Record<string, FileEntry>;
