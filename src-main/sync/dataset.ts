@@ -328,14 +328,12 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
 /** True when manifest.csv and SHA256SUMS are still what writeManifestAndSums returned (same size and stamp: a folder's regular file of that mtime). */
 export async function indexUnchanged(dest: Destination, fp: IndexFingerprint | undefined): Promise<boolean> {
   if (!fp || fp.manifestFormat !== MANIFEST_FORMAT) return false;
-  return (await stillAsWritten(dest, 'manifest.csv', fp.manifest)) && (await stillAsWritten(dest, 'SHA256SUMS', fp.sums));
+  return asWritten(await dest.stat('manifest.csv'), fp.manifest) && asWritten(await dest.stat('SHA256SUMS'), fp.sums);
 }
 
-/** Whether the object `key` has the size and stamp recorded when we wrote it (`f`): false when absent, changed, or recorded before the seam (an mtime only). */
-export async function stillAsWritten(dest: Destination, key: string, f: FileFingerprint | undefined): Promise<boolean> {
-  if (typeof f?.stamp !== 'string') return false;
-  const info = await dest.stat(key);
-  return info !== null && info.size === f.size && info.stamp === f.stamp;
+/** Whether an object (`info`, null when absent) has the size and stamp recorded when we wrote it (`f`); false too when `f` was recorded before the seam (an mtime only). */
+export function asWritten(info: ObjectInfo | null, f: FileFingerprint | undefined): boolean {
+  return typeof f?.stamp === 'string' && info !== null && info.size === f.size && info.stamp === f.stamp;
 }
 
 /** Parses manifest.csv (as written above) into path -> {sha256, size}; used by verify. */

@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from '../csv-body';
 import type { Destination } from '../destination/destination';
-import { stillAsWritten } from '../dataset';
+import { asWritten } from '../dataset';
 import type { MediaFingerprint } from '../state';
 import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
@@ -69,13 +69,14 @@ export async function updateMediaFile(
   prev?: MediaFingerprint,
   appended?: readonly LocalSet[],
 ): Promise<{ done: MediaWritten } | { rewrite: MediaRewrite }> {
-  if (indexUnchanged) {
+  const kept = indexUnchanged ? await dest.stat(MEDIA_KEY) : null;
+  if (kept !== null) {
     // Kept as it is. Its counts were recorded when we wrote it: the file (tens of MB at 100,000 sets) is
     // read to count them only when it changed since.
-    if (prev && Number.isInteger(prev.problems) && Number.isInteger(prev.unprobed) && (await stillAsWritten(dest, MEDIA_KEY, prev.file))) {
+    if (prev && Number.isInteger(prev.problems) && Number.isInteger(prev.unprobed) && asWritten(kept, prev.file)) {
       return { done: { problems: prev.problems, unprobed: prev.unprobed, written: null } };
     }
-    if ((await dest.stat(MEDIA_KEY)) !== null) return { done: { ...(await countProblems(dest.read(MEDIA_KEY))), written: null } };
+    return { done: { ...(await countProblems(dest.read(MEDIA_KEY))), written: null } };
   }
   const rulesObj = rulesOfCollectionJson(await dest.readText('collection.json'));
   const rules = JSON.stringify(rulesObj);
