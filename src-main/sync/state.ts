@@ -147,7 +147,8 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
     const research = s.research as EngineState['research'];
     if (research && typeof research.consentMissingSets === 'number') state.research = research;
     const media = s.media as EngineState['media'];
-    if (media && typeof media.problems === 'number' && typeof media.unprobed === 'number' && typeof media.rules === 'string') state.media = media;
+    // Counts said in the summary as they are (media/media-file.ts): whole numbers or no fingerprint.
+    if (media && Number.isInteger(media.problems) && Number.isInteger(media.unprobed) && typeof media.rules === 'string') state.media = media;
     return { state };
   }
   if (s.version === 1) {

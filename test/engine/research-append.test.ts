@@ -96,5 +96,15 @@ describe('appended research files', () => {
     expect([kept.summary.mediaProblems, kept.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
     await fs.copyFile(orig, file);
     execFileSync('touch', ['-r', orig, file]);
+
+    // Counts in the state that are not whole numbers (a lying or hand-edited state.json) are not said: the file is counted.
+    const statePath = path.join(dest, '.dataset-sync/state.json');
+    const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { media: { problems: number; unprobed: number } };
+    state.media.problems = 2.5;
+    state.media.unprobed = 0.5;
+    await fs.writeFile(statePath, JSON.stringify(state));
+    const counted = await sync(env.svc, dest);
+    expect(counted.summary.exitCode).toBe(0);
+    expect([counted.summary.mediaProblems, counted.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
   });
 });

@@ -73,7 +73,7 @@ export async function updateMediaFile(
   if (kept !== null) {
     // Kept as it is. Its counts were recorded when we wrote it: the file (tens of MB at 100,000 sets) is
     // read to count them only when it changed since.
-    if (prev && Number.isInteger(prev.problems) && Number.isInteger(prev.unprobed) && asWritten(kept, prev.file)) {
+    if (prev && asWritten(kept, prev.file)) {
       return { done: { problems: prev.problems, unprobed: prev.unprobed, written: null } };
     }
     return { done: { ...(await countProblems(dest.read(MEDIA_KEY))), written: null } };
