@@ -73,12 +73,12 @@ function recordIndex(state: RunState, written: IndexFingerprint): void {
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */
-async function appendRows(dest: Destination, state: RunState): Promise<(AppendedSets & { written: IndexFingerprint }) | null> {
+async function appendRows(dest: Destination, state: RunState): Promise<AppendedSets | null> {
   const base = state.indexAtStart;
   // A set that left in this run still has rows in the files: appending would keep them.
   if (!base || state.changedSets.size === 0 || state.removedSets.size > 0) return null;
   const ids = [...state.changedSets].sort((a, b) => a - b);
   const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
-  const written = await appendManifestAndSums(dest, base, sets);
-  return written && { base, sets, written };
+  const appended = await appendManifestAndSums(dest, base, sets);
+  return appended && { base, sets, manifestTail: appended.manifestTail, written: appended.fingerprint };
 }

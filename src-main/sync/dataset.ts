@@ -2,7 +2,7 @@
 // manifest.csv and SHA256SUMS (replaced atomically, listing exactly the verified files present),
 // each written whole through Destination.writeAtomic (a folder: temp file + rename), or, when a
 // sync only added sets above every set listed, extended by their rows (appendManifestAndSums).
-import { createHash, type Hash } from 'node:crypto';
+import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
 import type { Options as CsvOptions } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from './csv-body';
@@ -242,18 +242,10 @@ function fingerprintOf(info: ObjectInfo): FileFingerprint {
   return { size: info.size, stamp: info.stamp };
 }
 
-/** manifest.csv as written whole: its fingerprint for state.json, and its bytes' size and SHA-256 (croissant.json names them). */
+/** manifest.csv as written whole: its fingerprint for state.json, and its bytes' size and SHA-256 (croissant.json names them) with the state that continues it (table-hash.ts). */
 export interface ManifestWritten {
   fingerprint: IndexFingerprint;
-  manifest: { info: ObjectInfo; sha256: string };
-}
-
-/** `chunks`, each also fed to `hash` as it passes. */
-async function* hashedAsWritten(chunks: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
-  for await (const chunk of chunks) {
-    hash.update(chunk);
-    yield chunk;
-  }
+  manifest: { info: ObjectInfo; hash: TableHash };
 }
 
 /**
@@ -272,14 +264,14 @@ export async function writeManifestAndSums(dest: Destination, manifestSets: Loca
       yield set;
     }
   }
-  const hash = createHash('sha256');
+  const hash = await ResumableSha256.start();
   const [manifest, sums] = await Promise.all([
     dest.writeAtomic('manifest.csv', hashedAsWritten(manifestBody(manifestSets), hash)),
     dest.writeAtomic('SHA256SUMS', sumsBody(noted())),
   ]);
   return {
     fingerprint: { manifest: fingerprintOf(manifest), sums: fingerprintOf(sums), manifestFormat: MANIFEST_FORMAT, lastSetId },
-    manifest: { info: manifest, sha256: hash.digest('hex') },
+    manifest: { info: manifest, hash: hash.finish() },
   };
 }
 
@@ -294,11 +286,12 @@ const APPEND_MAX_SETS = 20_000;
  * gives exactly the bytes writeManifestAndSums would write: every set is above base.lastSetId
  * (rows are in set-id order, so the new rows come after every row there), the manifest was
  * written in today's format, and the destination can extend an object (a folder:
- * extendAtomicFile, atomic for readers). Returns the new fingerprint, or null when the files must
- * be written whole (a bucket, an older index, a set at or below lastSetId, a file no longer as
- * recorded). `sets` must be in ascending id order.
+ * extendAtomicFile, atomic for readers). Returns the new fingerprint and the manifest's appended
+ * bytes (its hash is continued over them: table-hash.ts), or null when the files must be written
+ * whole (a bucket, an older index, a set at or below lastSetId, a file no longer as recorded).
+ * `sets` must be in ascending id order.
  */
-export async function appendManifestAndSums(dest: Destination, base: IndexFingerprint, sets: readonly LocalSet[]): Promise<IndexFingerprint | null> {
+export async function appendManifestAndSums(dest: Destination, base: IndexFingerprint, sets: readonly LocalSet[]): Promise<{ fingerprint: IndexFingerprint; manifestTail: string } | null> {
   const extend = dest.extendAtomic?.bind(dest);
   const lastSetId = base.lastSetId;
   if (!extend || lastSetId === undefined || base.manifestFormat !== MANIFEST_FORMAT || sets.length > APPEND_MAX_SETS) return null;
@@ -322,7 +315,7 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
   const [manifest, sumsInfo] = await Promise.all([extend('manifest.csv', base.manifest, manifestTail), extend('SHA256SUMS', base.sums, sums)]);
   // One could not take its rows (no longer as recorded): the caller writes both whole.
   if (!manifest || !sumsInfo) return null;
-  return { manifest: fingerprintOf(manifest), sums: fingerprintOf(sumsInfo), manifestFormat: MANIFEST_FORMAT, lastSetId: previous };
+  return { fingerprint: { manifest: fingerprintOf(manifest), sums: fingerprintOf(sumsInfo), manifestFormat: MANIFEST_FORMAT, lastSetId: previous }, manifestTail };
 }
 
 /** True when manifest.csv and SHA256SUMS are still what writeManifestAndSums returned (same size and stamp: a folder's regular file of that mtime). */

@@ -2,7 +2,7 @@
 // with the demographics the collection asked for, the quota group and whether a consent is on
 // record. Built from the set records the engine keeps (state/set-store.ts ParticipantEntry), so
 // no set.json is read back at the end of a sync.
-import { createHash, type Hash } from 'node:crypto';
+import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from './csv-body';
 import type { Participant, SetRecord } from '../../src-shared/delivery-api';
@@ -72,34 +72,33 @@ function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
   }
 }
 
-/** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells); each chunk also goes into `hash`. */
-async function* participantsBody(sets: LocalSets, hash: Hash): AsyncGenerator<Buffer> {
-  for await (const chunk of csvBody(sets, (set) => rowsOf([set]), datasetCsvOptions(PARTICIPANTS_COLUMNS))) {
-    hash.update(chunk);
-    yield chunk;
-  }
+/** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells). */
+function participantsBody(sets: LocalSets): AsyncIterable<Buffer> {
+  return csvBody(sets, (set) => rowsOf([set]), datasetCsvOptions(PARTICIPANTS_COLUMNS));
 }
 
 export interface ParticipantsWritten {
   info: ObjectInfo;
-  sha256: string;
+  hash: TableHash;
 }
 
-/** Writes participants.csv atomically from `sets` (in set-id order: SetStore.all); returns what was written and its SHA-256 (croissant.json names it). */
+/** Writes participants.csv atomically from `sets` (in set-id order: SetStore.all); returns what was written and its SHA-256 (croissant.json names it), with the state that continues it. */
 export async function writeParticipantsCsv(dest: Destination, sets: LocalSets): Promise<ParticipantsWritten> {
-  const hash = createHash('sha256');
-  const info = await dest.writeAtomic('participants.csv', participantsBody(sets, hash));
-  return { info, sha256: hash.digest('hex') };
+  const hash = await ResumableSha256.start();
+  const info = await dest.writeAtomic('participants.csv', hashedAsWritten(participantsBody(sets), hash));
+  return { info, hash: hash.finish() };
 }
 
 /**
  * Appends the rows of `sets` to participants.csv as `expect` describes it (Destination.extendAtomic:
  * clone, append, rename), which gives the bytes writeParticipantsCsv would write when every set
  * of `sets` is above every set listed (the caller's rule: the manifest took them the same way).
+ * Returns the new file and the bytes appended (its hash is continued over them: table-hash.ts);
  * null when the destination cannot or the file is no longer as recorded: the caller writes it whole.
  */
-export async function appendParticipantsCsv(dest: Destination, expect: { size: number; stamp: string }, sets: readonly LocalSet[]): Promise<ObjectInfo | null> {
+export async function appendParticipantsCsv(dest: Destination, expect: { size: number; stamp: string }, sets: readonly LocalSet[]): Promise<{ info: ObjectInfo; tail: string } | null> {
   if (!dest.extendAtomic) return null;
   const tail = stringifySync([...rowsOf(sets)], { ...datasetCsvOptions(PARTICIPANTS_COLUMNS), header: false });
-  return dest.extendAtomic('participants.csv', expect, tail);
+  const info = await dest.extendAtomic('participants.csv', expect, tail);
+  return info && { info, tail };
 }

@@ -4,21 +4,23 @@
 // Like the index they are rewritten only when something changed: a no-op sync stats three
 // files and reads collection.json, nothing more. When the manifest took the run's sets as appended
 // rows, both files are extended the same way (their new bytes cost what changed, not every record).
-import { createHash } from 'node:crypto';
 import { appendCroissant, collectionFacts, type CollectionFacts, writeCroissant, type CroissantWritten, type TableFile } from './croissant-file';
 import type { Destination, ObjectInfo } from './destination/destination';
 import { appendParticipantsCsv, consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
 import type { FileFingerprint, IndexFingerprint, ResearchFingerprint } from './state';
 import type { LocalSet, LocalSets } from './state/set-store';
+import { continuedHash, ResumableSha256, type TableHash } from './table-hash';
 
 /** Bumped when the bytes written for the same records change, so older files are rewritten once (2: the tables' FileObjects last). */
 const RESEARCH_FORMAT = 2;
 
-/** The sets the manifest took as appended rows this run, and the index they were appended to (dataset-index.ts). */
+/** The sets the manifest took as appended rows this run, the index they were appended to and the index after, and the manifest's appended bytes (dataset-index.ts). */
 export interface AppendedSets {
   base: IndexFingerprint;
   sets: readonly LocalSet[];
+  written: IndexFingerprint;
+  manifestTail: string;
 }
 
 function fingerprintOf(info: ObjectInfo): FileFingerprint {
@@ -29,10 +31,20 @@ function same(info: ObjectInfo | FileFingerprint | null, fp: FileFingerprint | u
   return info !== null && fp !== undefined && info.size === fp.size && info.stamp === fp.stamp;
 }
 
-async function tableOf(dest: Destination, key: string, size: number): Promise<TableFile> {
-  const hash = createHash('sha256');
+/** A table's hash read from the destination: every byte of it (when no recorded state continues it). */
+async function hashOfTable(dest: Destination, key: string): Promise<TableHash> {
+  const hash = await ResumableSha256.start();
   for await (const chunk of dest.read(key)) hash.update(chunk);
-  return { size, sha256: hash.digest('hex') };
+  return hash.finish();
+}
+
+/** A table's hash after `appended` was appended: the recorded state continued over those bytes, or (no state, or one that does not load) the table read whole. */
+async function hashAfterAppend(dest: Destination, key: string, recorded: string | undefined, appended: string): Promise<TableHash> {
+  return (await continuedHash(recorded, appended)) ?? hashOfTable(dest, key);
+}
+
+function tableFile(size: number, hash: TableHash): TableFile {
+  return { size, sha256: hash.sha256 };
 }
 
 /** participants.csv and croissant.json must be written whole, for this collection (writeResearchFiles). */
@@ -60,7 +72,7 @@ export async function updateResearchFiles(dest: Destination, state: RunState, ma
   const croissantNow = current ? await dest.stat('croissant.json') : null;
   if (current && same(participantsNow, prev.participants) && same(croissantNow, prev.croissant)) {
     if (same(manifest, prev.manifest)) return null;
-    if (appended && same(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended.sets))) return null;
+    if (appended && same(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended))) return null;
   }
   return { facts };
 }
@@ -84,25 +96,25 @@ export async function writeResearchFiles(
   state: RunState,
   { facts }: ResearchRewrite,
   readers: ResearchReaders,
-  manifest: Promise<{ info: ObjectInfo; sha256: string }>,
+  manifest: Promise<{ info: ObjectInfo; hash: TableHash }>,
 ): Promise<void> {
   const counted = countConsentMissing(state, readers.count);
   const participants = writeParticipantsCsv(dest, readers.participants);
   const tables = Promise.all([manifest, participants]).then(([m, p]) => ({
-    manifest: { size: m.info.size, sha256: m.sha256 },
-    participants: { size: p.info.size, sha256: p.sha256 },
+    manifest: tableFile(m.info.size, m.hash),
+    participants: tableFile(p.info.size, p.hash),
   }));
   // Settled with the others below; this keeps a failure of one from being reported unhandled meanwhile.
   tables.catch(() => undefined);
   const [consentMissingSets, participantsWritten, croissant, manifestWritten] = await Promise.all([counted, participants, writeCroissant(dest, facts, tables, readers.croissant), manifest]);
-  record(state, facts, manifestWritten.info, participantsWritten.info, croissant, consentMissingSets);
+  record(state, facts, manifestWritten, participantsWritten, croissant, consentMissingSets);
 }
 
 /** The manifest as it is at the destination, and its SHA-256 read from it (when it was not rewritten in the pass that writes the research files). */
-export async function manifestAsWritten(dest: Destination): Promise<{ info: ObjectInfo; sha256: string }> {
+export async function manifestAsWritten(dest: Destination): Promise<{ info: ObjectInfo; hash: TableHash }> {
   const info = await dest.stat('manifest.csv');
   if (info === null) throw new Error('manifest.csv is gone');
-  return { info, sha256: (await tableOf(dest, 'manifest.csv', info.size)).sha256 };
+  return { info, hash: await hashOfTable(dest, 'manifest.csv') };
 }
 
 /** Sets lacking a consent; a record kept before participants were puts its set back to pending (fetched again next sync: one request, nothing downloaded). */
@@ -116,33 +128,44 @@ async function countConsentMissing(state: RunState, sets: LocalSets): Promise<nu
   return missing;
 }
 
-/** Appends the rows and FileObjects of `sets` (participants-file.ts, croissant-file.ts); false when either must be written whole. */
-async function extendResearchFiles(dest: Destination, state: RunState, facts: CollectionFacts, manifest: ObjectInfo, prev: ResearchFingerprint, sets: readonly LocalSet[]): Promise<boolean> {
+/** Appends the rows and FileObjects of the appended sets (participants-file.ts, croissant-file.ts); false when either must be written whole. */
+async function extendResearchFiles(dest: Destination, state: RunState, facts: CollectionFacts, manifest: ObjectInfo, prev: ResearchFingerprint, appended: AppendedSets): Promise<boolean> {
   if (prev.croissantClosing === undefined) return false;
   let consentMissingSets = prev.consentMissingSets;
-  for (const set of sets) {
+  for (const set of appended.sets) {
     if (!inDataset(set)) continue;
     if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
     if (consentMissing(set)) consentMissingSets++;
   }
-  // The tables' hashes are read from the files (a SHA-256 state cannot be kept between syncs): one
-  // read of each, no record touched; the manifest's while participants.csv is extended.
-  const manifestHashed = tableOf(dest, 'manifest.csv', manifest.size);
+  // The tables' hashes continue the states recorded with them over the appended bytes (table-hash.ts):
+  // no table is read, no record touched. A state older than this, or one that does not load, has
+  // the table read whole, once; the manifest's while participants.csv is extended.
+  // The manifest is the one the append wrote (not replaced since): else it is read whole.
+  const manifestState = same(manifest, appended.written.manifest) ? prev.manifestHash : undefined;
+  const manifestHashed = hashAfterAppend(dest, 'manifest.csv', manifestState, appended.manifestTail);
   manifestHashed.catch(() => undefined); // awaited below unless participants.csv fails first
-  const participants = await appendParticipantsCsv(dest, prev.participants, sets);
+  const participants = await appendParticipantsCsv(dest, prev.participants, appended.sets);
   if (!participants) return false;
-  const [manifestTable, participantsTable] = await Promise.all([manifestHashed, tableOf(dest, 'participants.csv', participants.size)]);
-  const croissant = await appendCroissant(dest, prev.croissant, prev.croissantClosing, manifestTable, participantsTable, sets);
+  const [manifestHash, participantsHash] = await Promise.all([manifestHashed, hashAfterAppend(dest, 'participants.csv', prev.participantsHash, participants.tail)]);
+  const croissant = await appendCroissant(dest, prev.croissant, prev.croissantClosing, tableFile(manifest.size, manifestHash), tableFile(participants.info.size, participantsHash), appended.sets);
   if (!croissant) return false;
-  record(state, facts, manifest, participants, croissant, consentMissingSets);
+  record(state, facts, { info: manifest, hash: manifestHash }, { info: participants.info, hash: participantsHash }, croissant, consentMissingSets);
   return true;
 }
 
-function record(state: RunState, facts: CollectionFacts, manifest: ObjectInfo, participants: ObjectInfo, croissant: CroissantWritten, consentMissingSets: number): void {
+/** A table as written, with its hash. */
+interface TableWritten {
+  info: ObjectInfo;
+  hash: TableHash;
+}
+
+function record(state: RunState, facts: CollectionFacts, manifest: TableWritten, participants: TableWritten, croissant: CroissantWritten, consentMissingSets: number): void {
   state.head.research = {
     format: RESEARCH_FORMAT,
-    manifest: fingerprintOf(manifest),
-    participants: fingerprintOf(participants),
+    manifest: fingerprintOf(manifest.info),
+    manifestHash: manifest.hash.state,
+    participants: fingerprintOf(participants.info),
+    participantsHash: participants.hash.state,
     croissant: fingerprintOf(croissant.info),
     croissantClosing: croissant.closingBytes,
     collection: JSON.stringify(facts),

@@ -46,7 +46,11 @@ export interface ResearchFingerprint {
   format: number;
   /** manifest.csv when they were written: a rewritten manifest means set records changed. */
   manifest: FileFingerprint;
+  /** The manifest's SHA-256 as a state an append continues (table-hash.ts); absent in a state written before it. */
+  manifestHash?: string;
   participants: FileFingerprint;
+  /** participants.csv's, likewise. */
+  participantsHash?: string;
   croissant: FileFingerprint;
   /** Bytes of croissant.json after its last file's FileObject (croissant-file.ts appendCroissant replaces them). */
   croissantClosing?: number;
@@ -145,7 +149,12 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
     const index = s.index as EngineState['index'];
     if (index && typeof index.changes === 'number') state.index = index;
     const research = s.research as EngineState['research'];
-    if (research && typeof research.consentMissingSets === 'number') state.research = research;
+    if (research && typeof research.consentMissingSets === 'number') {
+      // A hash state that is not a string is dropped: the table is then hashed whole, once.
+      if (typeof research.manifestHash !== 'string') delete research.manifestHash;
+      if (typeof research.participantsHash !== 'string') delete research.participantsHash;
+      state.research = research;
+    }
     const media = s.media as EngineState['media'];
     // Counts said in the summary as they are (media/media-file.ts): whole numbers or no fingerprint.
     if (media && Number.isInteger(media.problems) && Number.isInteger(media.unprobed) && typeof media.rules === 'string') state.media = media;

@@ -2,13 +2,17 @@
 // 10 new sets): when the manifest takes the new sets as appended rows, the three files are extended
 // the same way (croissant.json: its closing part replaced), and they are byte for byte what a full
 // rewrite from every record writes. A no-op says media.csv's counts as the state recorded them
-// with the file, without reading it again.
+// with the file, without reading it again; an append continues the tables' hashes without reading
+// the tables.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import * as croissantFile from '../../src-main/sync/croissant-file';
+import { LocalFolder } from '../../src-main/sync/destination/local-folder';
 import * as participantsFile from '../../src-main/sync/participants-file';
+import { ResumableSha256 } from '../../src-main/sync/table-hash';
 import { sync, tempDir, useService } from './helpers';
 
 // Spies only (the real writers run): they tell whether a file was written whole.
@@ -61,7 +65,6 @@ describe('appended research files', () => {
       // Still one JSON document, naming every new file once and the tables as they are now.
       const croissant = JSON.parse(after['croissant.json']!) as { distribution: Array<{ contentUrl: string; sha256: string; contentSize: string }> };
       for (const set of added) for (const f of set.files) expect(croissant.distribution.filter((fo) => fo.contentUrl === `sets/${set.id}/${f.filename}`).map((fo) => fo.sha256)).toEqual([f.sha256]);
-      const { createHash } = await import('node:crypto');
       for (const table of ['manifest.csv', 'participants.csv']) {
         const bytes = await fs.readFile(path.join(dest, table));
         expect(croissant.distribution.filter((fo) => fo.contentUrl === table).map((fo) => [fo.sha256, fo.contentSize])).toEqual([[createHash('sha256').update(bytes).digest('hex'), `${bytes.length} B`]]);
@@ -106,5 +109,62 @@ describe('appended research files', () => {
     const counted = await sync(env.svc, dest);
     expect(counted.summary.exitCode).toBe(0);
     expect([counted.summary.mediaProblems, counted.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
+  });
+
+  // croissant.json names both tables' SHA-256. After an append each is the state recorded with the
+  // table continued over the appended bytes (table-hash.ts), not a read of the whole table.
+  const TABLES = ['manifest.csv', 'participants.csv'] as const;
+  const tableHashes = async () => {
+    const croissant = JSON.parse(await read('croissant.json')) as { distribution: Array<{ contentUrl: string; sha256: string }> };
+    return TABLES.map((t) => croissant.distribution.find((fo) => fo.contentUrl === t)?.sha256);
+  };
+  const hashesOfFiles = () => Promise.all(TABLES.map(async (t) => createHash('sha256').update(await fs.readFile(path.join(dest, t))).digest('hex')));
+  const tablesRead = (read: MockInstance<LocalFolder['read']>) => read.mock.calls.map(([key]) => key).filter((key) => (TABLES as readonly string[]).includes(key));
+
+  it("continues the tables' hashes from the states recorded with them, reading neither table", async () => {
+    const { svc, collectionId } = env;
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
+    const resumed = await Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (await ResumableSha256.resume(s ?? ''))?.finish().sha256));
+    expect(resumed).toEqual(await hashesOfFiles());
+
+    vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
+    const reads = vi.spyOn(LocalFolder.prototype, 'read');
+    try {
+      await svc.admin.addSets(collectionId, { count: 2 });
+      const appended = await sync(svc, dest);
+      expect(appended.summary.exitCode).toBe(0);
+      expect(appended.summary.filesDownloaded).toBe(4);
+      expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
+      expect(tablesRead(reads)).toEqual([]);
+      expect(await tableHashes()).toEqual(await hashesOfFiles());
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('hashes a table whole when the state recorded with it does not load', async () => {
+    const { svc, collectionId } = env;
+    const statePath = path.join(dest, '.dataset-sync/state.json');
+    const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { research: Record<string, unknown> };
+    state.research.manifestHash = Buffer.from('not a hash state').toString('base64'); // refused by hash-wasm's load
+    state.research.participantsHash = 5; // not a string: dropped where the state is read
+    await fs.writeFile(statePath, JSON.stringify(state));
+    vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
+    const reads = vi.spyOn(LocalFolder.prototype, 'read');
+    try {
+      await svc.admin.addSets(collectionId, { count: 1 });
+      const appended = await sync(svc, dest);
+      expect(appended.summary.exitCode).toBe(0);
+      expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
+      expect(tablesRead(reads).sort()).toEqual([...TABLES]);
+      expect(await tableHashes()).toEqual(await hashesOfFiles());
+    } finally {
+      reads.mockRestore();
+    }
+    // The states recorded after it continue the tables as they are now.
+    const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
+    const resumed = await Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (await ResumableSha256.resume(s ?? ''))?.finish().sha256));
+    expect(resumed).toEqual(await hashesOfFiles());
   });
 });
