@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as croissantFile from '../../src-main/sync/croissant-file';
 import { LocalFolder } from '../../src-main/sync/destination/local-folder';
 import * as participantsFile from '../../src-main/sync/participants-file';
@@ -119,52 +119,44 @@ describe('appended research files', () => {
     return TABLES.map((t) => croissant.distribution.find((fo) => fo.contentUrl === t)?.sha256);
   };
   const hashesOfFiles = () => Promise.all(TABLES.map(async (t) => createHash('sha256').update(await fs.readFile(path.join(dest, t))).digest('hex')));
-  const tablesRead = (read: MockInstance<LocalFolder['read']>) => read.mock.calls.map(([key]) => key).filter((key) => (TABLES as readonly string[]).includes(key));
-
-  it("continues the tables' hashes from the states recorded with them, reading neither table", async () => {
-    const { svc, collectionId } = env;
-    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+  /** What the states recorded in state.json digest to (undefined: none, or one that does not load). */
+  const recordedHashes = async () => {
     const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
-    const resumed = await Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (await ResumableSha256.resume(s ?? ''))?.finish().sha256));
-    expect(resumed).toEqual(await hashesOfFiles());
-
+    return Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (s === undefined ? undefined : (await ResumableSha256.resume(s))?.finish().sha256)));
+  };
+  /** Adds `count` sets and syncs them in; the tables the folder read meanwhile, in the order read. */
+  const appendReadingTables = async (count: number): Promise<string[]> => {
+    const { svc, collectionId } = env;
     vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
     const reads = vi.spyOn(LocalFolder.prototype, 'read');
     try {
-      await svc.admin.addSets(collectionId, { count: 2 });
+      await svc.admin.addSets(collectionId, { count });
       const appended = await sync(svc, dest);
       expect(appended.summary.exitCode).toBe(0);
-      expect(appended.summary.filesDownloaded).toBe(4);
+      expect(appended.summary.filesDownloaded).toBe(count * 2);
       expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
-      expect(tablesRead(reads)).toEqual([]);
-      expect(await tableHashes()).toEqual(await hashesOfFiles());
+      return reads.mock.calls.map(([key]) => key).filter((key) => (TABLES as readonly string[]).includes(key));
     } finally {
       reads.mockRestore();
     }
+  };
+
+  it("continues the tables' hashes from the states recorded with them, reading neither table", async () => {
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+    expect(await recordedHashes()).toEqual(await hashesOfFiles());
+    expect(await appendReadingTables(2)).toEqual([]);
+    expect(await tableHashes()).toEqual(await hashesOfFiles());
   });
 
   it('hashes a table whole when the state recorded with it does not load', async () => {
-    const { svc, collectionId } = env;
     const statePath = path.join(dest, '.dataset-sync/state.json');
     const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { research: Record<string, unknown> };
     state.research.manifestHash = Buffer.from('not a hash state').toString('base64'); // refused by hash-wasm's load
     state.research.participantsHash = 5; // not a string: dropped where the state is read
     await fs.writeFile(statePath, JSON.stringify(state));
-    vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
-    const reads = vi.spyOn(LocalFolder.prototype, 'read');
-    try {
-      await svc.admin.addSets(collectionId, { count: 1 });
-      const appended = await sync(svc, dest);
-      expect(appended.summary.exitCode).toBe(0);
-      expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
-      expect(tablesRead(reads).sort()).toEqual([...TABLES]);
-      expect(await tableHashes()).toEqual(await hashesOfFiles());
-    } finally {
-      reads.mockRestore();
-    }
+    expect((await appendReadingTables(1)).sort()).toEqual([...TABLES]);
+    expect(await tableHashes()).toEqual(await hashesOfFiles());
     // The states recorded after it continue the tables as they are now.
-    const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
-    const resumed = await Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (await ResumableSha256.resume(s ?? ''))?.finish().sha256));
-    expect(resumed).toEqual(await hashesOfFiles());
+    expect(await recordedHashes()).toEqual(await hashesOfFiles());
   });
 });
