@@ -238,7 +238,8 @@ async function* sumsBody(sets: LocalSets): AsyncGenerator<string> {
   if (sums) yield sums;
 }
 
-function fingerprintOf(info: ObjectInfo): FileFingerprint {
+/** What state.json records of an object we wrote: its size and stamp. */
+export function fingerprintOf(info: ObjectInfo): FileFingerprint {
   return { size: info.size, stamp: info.stamp };
 }
 
@@ -324,8 +325,12 @@ export async function indexUnchanged(dest: Destination, fp: IndexFingerprint | u
   return asWritten(await dest.stat('manifest.csv'), fp.manifest) && asWritten(await dest.stat('SHA256SUMS'), fp.sums);
 }
 
-/** Whether an object (`info`, null when absent) has the size and stamp recorded when we wrote it (`f`); false too when `f` was recorded before the seam (an mtime only). */
-export function asWritten(info: ObjectInfo | null, f: FileFingerprint | undefined): boolean {
+/**
+ * Whether an object (`info`: its ObjectInfo, or a fingerprint of it; null when absent) has the size
+ * and stamp recorded when we wrote it (`f`); false too when `f` was recorded before the seam (an
+ * mtime only).
+ */
+export function asWritten(info: FileFingerprint | null, f: FileFingerprint | undefined): boolean {
   return typeof f?.stamp === 'string' && info !== null && info.size === f.size && info.stamp === f.stamp;
 }
 

@@ -6,9 +6,10 @@
 // rows, both files are extended the same way (their new bytes cost what changed, not every record).
 import { appendCroissant, collectionFacts, type CollectionFacts, writeCroissant, type CroissantWritten, type TableFile } from './croissant-file';
 import type { Destination, ObjectInfo } from './destination/destination';
+import { asWritten, fingerprintOf } from './dataset';
 import { appendParticipantsCsv, consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
-import type { FileFingerprint, IndexFingerprint, ResearchFingerprint } from './state';
+import type { IndexFingerprint, ResearchFingerprint } from './state';
 import type { LocalSet, LocalSets } from './state/set-store';
 import { continuedHash, ResumableSha256, type TableHash } from './table-hash';
 
@@ -21,14 +22,6 @@ export interface AppendedSets {
   sets: readonly LocalSet[];
   written: IndexFingerprint;
   manifestTail: string;
-}
-
-function fingerprintOf(info: ObjectInfo): FileFingerprint {
-  return { size: info.size, stamp: info.stamp };
-}
-
-function same(info: ObjectInfo | FileFingerprint | null, fp: FileFingerprint | undefined): boolean {
-  return info !== null && fp !== undefined && info.size === fp.size && info.stamp === fp.stamp;
 }
 
 /** A table's hash read from the destination: every byte of it (when no recorded state continues it). */
@@ -70,9 +63,9 @@ export async function updateResearchFiles(dest: Destination, state: RunState, ma
   const current = prev?.format === RESEARCH_FORMAT && prev.collection === collection;
   const participantsNow = current ? await dest.stat('participants.csv') : null;
   const croissantNow = current ? await dest.stat('croissant.json') : null;
-  if (current && same(participantsNow, prev.participants) && same(croissantNow, prev.croissant)) {
-    if (same(manifest, prev.manifest)) return null;
-    if (appended && same(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended))) return null;
+  if (current && asWritten(participantsNow, prev.participants) && asWritten(croissantNow, prev.croissant)) {
+    if (asWritten(manifest, prev.manifest)) return null;
+    if (appended && asWritten(appended.base.manifest, prev.manifest) && (await extendResearchFiles(dest, state, facts, manifest, prev, appended))) return null;
   }
   return { facts };
 }
@@ -141,7 +134,7 @@ async function extendResearchFiles(dest: Destination, state: RunState, facts: Co
   // no table is read, no record touched. A state older than this, or one that does not load, has
   // the table read whole, once; the manifest's while participants.csv is extended.
   // The manifest is the one the append wrote (not replaced since): else it is read whole.
-  const manifestState = same(manifest, appended.written.manifest) ? prev.manifestHash : undefined;
+  const manifestState = asWritten(manifest, appended.written.manifest) ? prev.manifestHash : undefined;
   const manifestHashed = hashAfterAppend(dest, 'manifest.csv', manifestState, appended.manifestTail);
   manifestHashed.catch(() => undefined); // awaited below unless participants.csv fails first
   const participants = await appendParticipantsCsv(dest, prev.participants, appended.sets);

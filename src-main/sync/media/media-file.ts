@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from '../csv-body';
 import type { Destination } from '../destination/destination';
-import { asWritten } from '../dataset';
+import { asWritten, fingerprintOf } from '../dataset';
 import type { MediaFingerprint } from '../state';
 import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
@@ -84,7 +84,7 @@ export async function updateMediaFile(
     const counts = { problems: prev.problems, unprobed: prev.unprobed };
     const tail = stringifySync([...rowsOf(appended, rulesObj, counts)], { ...CSV_OPTIONS, header: false });
     const info = await dest.extendAtomic(MEDIA_KEY, prev.file, tail);
-    if (info) return { done: { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } } };
+    if (info) return { done: { ...counts, written: { file: fingerprintOf(info), rules, ...counts } } };
   }
   return { rewrite: { rulesObj, rules } };
 }
@@ -93,7 +93,7 @@ export async function updateMediaFile(
 export async function writeMediaFile(dest: Destination, sets: LocalSets, { rulesObj, rules }: MediaRewrite): Promise<MediaWritten> {
   const counts = { problems: 0, unprobed: 0 };
   const info = await dest.writeAtomic(MEDIA_KEY, csvBody(sets, (set) => rowsOf([set], rulesObj, counts), { ...CSV_OPTIONS, header: true }));
-  return { ...counts, written: { file: { size: info.size, stamp: info.stamp }, rules, ...counts } };
+  return { ...counts, written: { file: fingerprintOf(info), rules, ...counts } };
 }
 
 /**
