@@ -36,7 +36,8 @@ export async function writeDatasetIndex(dest: Destination, state: RunState): Pro
   const rewriteIndex = !unchanged && appended === undefined;
   // media.csv: kept with the manifest, or extended by the same sets' rows; else written whole below.
   // participants.csv and croissant.json, which name the manifest: likewise. At once: after a sync
-  // that added sets, both extend files by copies inside the kernel and read the tables to hash them.
+  // that added sets, both extend files by copies inside the kernel (the tables' hashes are continued
+  // from their recorded states: table-hash.ts).
   const [media, research] = await Promise.all([updateMediaFile(dest, unchanged, state.head.media, appended?.sets), updateResearchFiles(dest, state, rewriteIndex, appended)]);
 
   // One pass over the records for every file written whole. Each reader is taken before the pass starts.
