@@ -102,7 +102,10 @@ const RECENTLY_DELETED_MS = 61_000;
  * 100,000s of files pays for that: in a profile of our first sync of 40,000 files just after the
  * previous copy was deleted, 31 % of all CPU samples were in that scan, and its sys time was 29 s
  * against 11 s after the caches were dropped. `sync`, then dropping the clean caches (root only)
- * ends it at once; otherwise the wait outlasts the minute. Returns how it was done, for the notes.
+ * ends it for the blocks no longer cached; otherwise the wait outlasts the minute. A tool's own
+ * new inodes cache and dirty those blocks again, and a dirty block's deleted inodes are skipped
+ * for 360 s, so after deleting a large copy this is not enough: scenarios/scale.ts keeps its
+ * copies until its end instead (ToolCopies). Returns how it was done, for the notes.
  */
 export async function settleFileSystem(): Promise<'dropped caches' | 'waited' | 'synced'> {
   await flushDisk();

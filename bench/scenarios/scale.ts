@@ -69,11 +69,12 @@ interface CurlConfigs {
 
 /**
  * Walks the collection's feed (untimed) and writes two sets of curl configs, one config per
- * stream, URLs dealt round-robin, outputs under `dest` as our layout names them
- * (sets/<set id>/<filename>, consents under consents/<set id>/). The URLs are streamed to disk
- * page by page, so the bench holds no list of a million files.
+ * stream, URLs dealt round-robin, outputs relative to the folder the tool runs in, as our layout
+ * names them (sets/<set id>/<filename>, consents under consents/<set id>/): each tool gets a
+ * folder of its own (ToolCopies). The URLs are streamed to disk page by page, so the bench holds no
+ * list of a million files.
  */
-async function writeCurlConfigs(svc: BenchService, dest: string, work: string): Promise<CurlConfigs> {
+async function writeCurlConfigs(svc: BenchService, work: string): Promise<CurlConfigs> {
   const files = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-${i}.cfg`));
   const withConsents = Array.from({ length: STREAMS }, (_, i) => path.join(work, `scale-curl-consents-${i}.cfg`));
   const head = ['silent', 'show-error', 'fail', 'create-dirs', `header = ${q(`Authorization: Bearer ${svc.apiKey}`)}`].join('\n') + '\n';
@@ -93,13 +94,13 @@ async function writeCurlConfigs(svc: BenchService, dest: string, work: string): 
     let both = fileCount + consentCount;
     for (const set of body.sets) {
       for (const f of set.files) {
-        const line = entry(f.url, path.join(dest, 'sets', String(set.id), f.filename));
+        const line = entry(f.url, path.join('sets', String(set.id), f.filename));
         fileChunks[fileCount++ % STREAMS] += line;
         bothChunks[both++ % STREAMS] += line;
       }
       for (const p of set.participants) {
         if (!p.consent) continue;
-        bothChunks[both++ % STREAMS] += entry(p.consent.url, path.join(dest, 'consents', String(set.id), `${p.participant_ref}.json`));
+        bothChunks[both++ % STREAMS] += entry(p.consent.url, path.join('consents', String(set.id), `${p.participant_ref}.json`));
         consentCount++;
       }
     }
@@ -112,14 +113,16 @@ async function writeCurlConfigs(svc: BenchService, dest: string, work: string): 
   return { files, withConsents, fileCount, consentCount };
 }
 
-/** 4 curl processes over the given configs (each keeping its connection), into a fresh folder deleted after. */
+/** 4 curl processes over the given configs (each keeping its connection), into `dest` (their working folder). */
 async function runCurls(ctx: BenchContext, configs: string[], dest: string, label: string) {
-  const curl = await runGroup(configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })));
+  const curl = await runGroup(
+    configs.map((cfg) => ({ cmd: 'curl', args: ['-K', cfg] })),
+    { cwd: dest },
+  );
   const failed = curl.results.find((r) => r.exitCode !== 0);
   const rssKb = Math.max(...curl.results.map((r) => r.maxRssKb ?? 0));
   const cpuS = curl.results.reduce((sum, r) => sum + (r.userS ?? NaN) + (r.sysS ?? NaN), 0);
   ctx.log(`  4x curl, ${label}: ${fmt(curl.wallMs / 1000, 1)} s${failed ? ` FAILED ${failed.stderrTail.slice(-200)}` : ''}`);
-  await dropDest(dest);
   return { wallMs: curl.wallMs, failed: failed !== undefined, rssKb, cpuS };
 }
 
@@ -131,14 +134,70 @@ async function runCurls(ctx: BenchContext, configs: string[], dest: string, labe
  * - the contract's floor (bench/lib/contract-floor.mjs): the walk, set.json, the verified files by
  *   temp file and rename, the consent records, a state row per file, manifest.csv and SHA256SUMS,
  *   as plainly as a client can, into `dest` and its consents folder.
+ * Either runs in `dest` (the curl configs' outputs are relative to it).
  */
 async function runFloor(ctx: BenchContext, label: string, script: string, args: string[], dest: string, env?: NodeJS.ProcessEnv) {
   const inFlight = STREAMS * requestsPerSlot(false) + consentRequests(false);
-  const r = await runProc(process.execPath, [script, String(inFlight), ...args], { cwd: REPO_ROOT, env });
+  const r = await runProc(process.execPath, [script, String(inFlight), ...args], { cwd: dest, env });
   const failed = r.exitCode !== 0;
   ctx.log(`  ${label}: ${fmt(r.wallMs / 1000, 1)} s${failed ? ` FAILED ${r.stderrTail.slice(-200)}` : ''}`);
-  await dropDest(dest);
   return { wallMs: r.wallMs, failed, rssKb: r.maxRssKb ?? NaN, cpuS: (r.userS ?? NaN) + (r.sysS ?? NaN), inFlight };
+}
+
+/** Copies a scale run makes: the 4 peers' and ours. */
+const TOOL_COPIES = 5;
+
+/**
+ * The tools' folders, one each. Deleting a copy of 100,000s of files slows whatever creates
+ * files next on ext4 without a journal (these machines' root file system) for minutes: once an
+ * inode-table block is cached and dirty, `recently_deleted()` (fs/ext4/ialloc.c) skips each inode
+ * of it freed in the last 360 s, and the allocator passes over them. Dropping the caches does not
+ * end it: the next tool's own new inodes dirty those blocks again. By hand at a million files our
+ * first sync took 437 s right after such a deletion and 330 s half an hour before without one,
+ * though its user time rose with its system time (bench/NOTES.md). So every copy is kept until
+ * the scenario ends when the disk has room for all of them (blocks and inodes, statfs); else, as
+ * before, each is deleted before the next tool runs, and the notes say which.
+ */
+class ToolCopies {
+  private readonly dests: string[] = [];
+  private keepAll: boolean | undefined;
+
+  constructor(
+    private readonly ctx: BenchContext,
+    private readonly files: number,
+  ) {}
+
+  /** A fresh folder for the next tool (the last one's deleted first when they cannot all be kept). */
+  async next(): Promise<string> {
+    this.keepAll ??= await roomForCopies(this.ctx.workDir, this.files, TOOL_COPIES);
+    if (!this.keepAll) await this.dropAll();
+    const dest = await freshDest(this.ctx);
+    this.dests.push(dest);
+    return dest;
+  }
+
+  async dropAll(): Promise<void> {
+    for (const dest of this.dests.splice(0)) await dropDest(dest);
+  }
+
+  /** For the notes: how the copies were handled. */
+  describe(): string {
+    return this.keepAll === false
+      ? 'each tool\'s copy was deleted before the next tool ran: the disk had no room to keep them all, so the tools after a deletion paid for it (ToolCopies)'
+      : 'each tool wrote into a folder of its own, and every copy was kept until the end of the scenario: no first sync ran just after a deletion of many files (ToolCopies)';
+  }
+}
+
+/**
+ * Whether `copies` copies of `files` 1 KiB files fit on the disk of `dir` at once, with a quarter to
+ * spare: a block and an inode per file, half as many consent records, a folder per set in each.
+ */
+async function roomForCopies(dir: string, files: number, copies: number): Promise<boolean> {
+  const st = await fs.statfs(dir).catch(() => null);
+  if (!st) return false;
+  const blocksPerCopy = Math.ceil((files * 2 * 4096) / st.bsize);
+  const inodesPerCopy = files * 2;
+  return st.bavail >= blocksPerCopy * copies * 1.25 && (st.files === 0 || st.ffree >= inodesPerCopy * copies * 1.25);
 }
 
 /** Apparent size of everything under `dir` (du -sb), NaN when du fails. */
@@ -173,28 +232,35 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
   // Untimed: bin/dataset-sync.mjs rebuilds its bundle when the sources are newer; not part of any run.
   await runProc(process.execPath, [path.join(REPO_ROOT, 'bin/dataset-sync.mjs'), '--help'], { measure: false });
   const svc = await startBenchService({ sets, fileSize: 1024, dataDir: ctx.dataDir, lazy: true });
-  const curlDest = await freshDest(ctx);
+  const copies = new ToolCopies(ctx, files);
   let dest: string | undefined;
   try {
     // Peers: 4 curl processes over the same URLs, each keeping its connection (no verification);
     // then the same over the files and the consents.
-    const configs = await writeCurlConfigs(svc, curlDest, ctx.workDir);
+    const configs = await writeCurlConfigs(svc, ctx.workDir);
     if (configs.fileCount !== files) throw new Error(`the listing has ${configs.fileCount} files, expected ${files}`);
-    // Each first sync starts from the same file-system state (settleFileSystem: deleted inodes).
+    // Each first sync starts from the same file-system state (settleFileSystem: the page cache) in
+    // a folder of its own, with no copy deleted just before (ToolCopies).
     const settledBy = await settleFileSystem();
+    const curlDest = await copies.next();
     const curl = await withServiceCpu(svc, () => runCurls(ctx, configs.files, curlDest, 'files'));
+    const curlBothDest = await copies.next();
     await settleFileSystem();
-    const curlBoth = await withServiceCpu(svc, () => runCurls(ctx, configs.withConsents, curlDest, 'files and consents'));
+    const curlBoth = await withServiceCpu(svc, () => runCurls(ctx, configs.withConsents, curlBothDest, 'files and consents'));
+    const nodeFloorDest = await copies.next();
     await settleFileSystem();
-    const nodeFloor = await withServiceCpu(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, curlDest));
+    const nodeFloor = await withServiceCpu(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, nodeFloorDest));
+    const contractFloorDest = await copies.next();
     await settleFileSystem();
     const floorEnv = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
-    const contractFloor = await withServiceCpu(svc, () => runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), curlDest], curlDest, floorEnv));
+    const contractFloor = await withServiceCpu(svc, () =>
+      runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), contractFloorDest], contractFloorDest, floorEnv),
+    );
     for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
-    dest = await freshDest(ctx);
+    dest = await copies.next();
     await svc.resetStats();
-    await settleFileSystem(); // the curls' copy was just deleted
+    await settleFileSystem();
     const firstDest = dest;
     const first = await withServiceCpu(svc, () => oursWithStall(ctx, svc, firstDest));
     first.requests = (await svc.stats()).requests;
@@ -254,7 +320,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const cpu = (r: { cpuS: number; serviceCpuS: number }) => `${fmt(r.cpuS, 1)} (${fmt(r.serviceCpuS, 1)})`;
     const row = (name: string, r: ScaleRun) => [name, fmt(r.run.wallMs / 1000), fmt(files / (r.run.wallMs / 1000), 0), fmt(r.run.cpuS, 1), mb(r.run.maxRssKb), ms(r.stall), r.requests ?? 'n/a', r.run.summary?.filesDownloaded ?? 'n/a'];
     const body = [
-      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, in pairs (no-op, find, +10), each run after \`sync\`, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem: ext4 without a journal scans past inodes deleted in the last minute, and the other tool's copy has just been deleted).`,
+      `${sets} sets x 4 slots x 1 KiB = ${files} files from the reference service in lazy mode (its own process). Process wall times of \`node bin/dataset-sync.mjs sync --json\` (start-up included); CPU s and peak RSS by GNU time -v; "stall" is the longest event-loop delay of our CLI's main thread (monitorEventLoopDelay, 10 ms resolution, preloaded by bench/lib/stall-probe.mjs), in ms. Requests are counted by the service. ${reps} repetition(s) of the no-op and of +10 sets, in pairs (no-op, find, +10), each run after \`sync\`, medians; one first sync per tool. Before each first sync (the curls' and ours) the file system was settled (${settledBy}; bench/lib/proc.ts settleFileSystem), and ${copies.describe()}.`,
       '',
       ...table(
         ['run', 'wall (s)', 'files/s (all files)', 'CPU s', 'peak RSS MB', 'stall max ms', 'requests', 'downloaded'],
@@ -317,7 +383,6 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     };
   } finally {
     await svc.stop();
-    await dropDest(curlDest);
-    if (dest) await dropDest(dest);
+    await copies.dropAll();
   }
 }
