@@ -233,7 +233,6 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
   await runProc(process.execPath, [path.join(REPO_ROOT, 'bin/dataset-sync.mjs'), '--help'], { measure: false });
   const svc = await startBenchService({ sets, fileSize: 1024, dataDir: ctx.dataDir, lazy: true });
   const copies = new ToolCopies(ctx, files);
-  let dest: string | undefined;
   try {
     // Peers: 4 curl processes over the same URLs, each keeping its connection (no verification);
     // then the same over the files and the consents.
@@ -258,11 +257,10 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     );
     for (const cfg of [...configs.files, ...configs.withConsents]) await fs.rm(cfg, { force: true });
 
-    dest = await copies.next();
+    const dest = await copies.next();
     await svc.resetStats();
     await settleFileSystem();
-    const firstDest = dest;
-    const first = await withServiceCpu(svc, () => oursWithStall(ctx, svc, firstDest));
+    const first = await withServiceCpu(svc, () => oursWithStall(ctx, svc, dest));
     first.requests = (await svc.stats()).requests;
     const endOfSyncS = (first.run.endOfSyncMs ?? NaN) / 1000;
     ctx.log(`  ours first sync: ${fmt(first.run.wallMs / 1000, 1)} s (end of the sync ${fmt(endOfSyncS, 1)} s), peak RSS ${fmt((first.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(first.stall?.maxMs, 0)} ms${first.run.ok ? '' : ` FAILED ${first.run.note ?? ''}`}`);
