@@ -9,6 +9,7 @@ import type { RetryPolicy } from './retry';
 import type { RunState } from './run-state';
 import type { Subset } from './subset';
 import type { MediaStage } from './media/media-stage';
+import type { InFlight } from './in-flight';
 
 export interface RunContext {
   /** Where the dataset goes; the engine reaches it only through the Destination interface. */
@@ -34,6 +35,8 @@ export interface RunContext {
   readonly damaged: ReadonlyMap<number, string>;
   /** Sets whose folder a transfer found leading outside DEST (swapped for a link); their entries are checked again at the end. */
   readonly escaped: Set<number>;
+  /** set.json writes and file removals the sets did not wait for (in-flight.ts); the run waits for them before the index. */
+  readonly inFlight: InFlight;
   /** The post-verify media check (media/media-stage.ts); absent where no dataset index is written. */
   readonly media?: MediaStage;
   emit(e: SyncEvent): void;

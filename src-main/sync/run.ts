@@ -34,6 +34,7 @@ import { loadState, peekState, recordsMatchHead } from './state';
 import { appendHistory } from './state/history';
 import { SetStore } from './state/set-store';
 import { MediaStage } from './media/media-stage';
+import { InFlight } from './in-flight';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
@@ -82,6 +83,8 @@ export class SyncRun {
   private maxUpdatedAt: string | null = null;
   /** Sets whose folder a transfer found leading outside DEST (RunContext.escaped). */
   private readonly escaped = new Set<number>();
+  /** What the sets started and did not wait for (in-flight.ts): ended before the index is written. */
+  private readonly inFlight = new InFlight();
   /** The sets a repair syncs (SyncOptions.repair), instead of the walk. */
   private repairSets: number[] | undefined;
   /** A page record without a usable id was rejected: the walk cannot count as complete. */
@@ -252,6 +255,7 @@ export class SyncRun {
         state,
         damaged: check.damaged,
         escaped: this.escaped,
+        inFlight: this.inFlight,
         media: (this.media = new MediaStage(dest, state, (e) => this.emit(e), this.signal)),
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
@@ -594,6 +598,8 @@ export class SyncRun {
             state.touch();
           }
         }
+        // A set with no file to fetch ends with its set.json, which may still be on its way.
+        await this.inFlight.settled();
         const stage = this.media;
         // Files an earlier sync left unprobed (no prober, or the check off) are probed now, whatever their set.
         const owed = stage !== undefined && !this.fatal && !s.cancelled && stage.owesProbes();

@@ -169,11 +169,12 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
  * Writes set.json as a step of the set: the walk does not wait for it (a round trip to the file
  * writer per set would pace the walk, issue 21), the set's files do (its folder is where they are
  * committed). Resolves true once written; false when it failed (recorded as the set's failure, or
- * the end of the sync when the disk failed).
+ * the end of the sync when the disk failed). Tracked with the step it ends (in-flight.ts): for a
+ * set with no file to fetch that step is the set's last, and may come after the pools are idle.
  */
 function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
   sp.outstanding++;
-  return writeSetJson(ctx.dest, sp.set).then(
+  const written = writeSetJson(ctx.dest, sp.set).then(
     () => {
       stepDone(ctx, sp);
       return true;
@@ -189,6 +190,7 @@ function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
       return false;
     },
   );
+  return ctx.inFlight.track(written);
 }
 
 async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
@@ -455,7 +457,7 @@ function removeReplacedFiles(ctx: RunContext, sp: SetProgress): void {
     if (now !== undefined && now !== rel) {
       delete local.files[rel];
       ctx.state.putLocal(local);
-      void ctx.dest.remove(rel).catch(() => undefined);
+      void ctx.inFlight.track(ctx.dest.remove(rel).catch(() => undefined));
     }
   }
 }

@@ -89,3 +89,54 @@ describe('incremental manifest.csv and SHA256SUMS', () => {
     expect((await sha256sumCheck(dest)).code).toBe(0);
   });
 });
+
+describe('sets that end after the pools are idle', () => {
+  // Enough sets that the last set.json writes are still on the file writer thread when the
+  // transfers have ended (at 400 sets every set ended after the index phase began).
+  const many = useService({ sets: 300, fileSize: 256, slots: 1 });
+  let dest: string;
+
+  beforeAll(async () => {
+    dest = path.join(await tempDir('dsync-bounce-'), 'ds');
+    expect((await sync(many.svc, dest)).summary.exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
+  });
+
+  it('writes both whole, after every set ended, when listed sets come back with only new metadata', async () => {
+    const { svc, collectionId } = many;
+    // Out of review and accepted again: a new updated_at, the same files. Such a set has no file to
+    // fetch, so its last step is its set.json; the index is written once those steps have ended.
+    const bounced = (await servedSets(svc, collectionId)).map((s) => s.id);
+    for (const id of bounced) {
+      await svc.admin.setStatus(id, 'in_review');
+      await svc.admin.setStatus(id, 'accepted');
+    }
+    const served = new Map((await servedSets(svc, collectionId)).map((s) => [s.id, s.updated_at]));
+    vi.mocked(dataset.writeManifestAndSums).mockClear();
+    const { summary, events } = await sync(svc, dest);
+    expect(summary.exitCode).toBe(0);
+    expect(summary.filesDownloaded).toBe(0);
+    expect(summary.setsComplete).toBe(bounced.length);
+    const indexPhase = events.findIndex((e) => e.type === 'progress' && e.phase === 'writing_manifest');
+    const ended = events.flatMap((e, i) => (e.type === 'set' && e.state === 'complete' ? [i] : []));
+    expect(ended).toHaveLength(bounced.length);
+    expect(indexPhase).toBeGreaterThan(Math.max(...ended));
+    expect(dataset.writeManifestAndSums).toHaveBeenCalledTimes(1);
+    const rows = (await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).trim().split('\n').slice(1);
+    const updatedAt = dataset.MANIFEST_COLUMNS.indexOf('updated_at');
+    for (const row of rows) {
+      const cells = row.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
+      expect(cells[updatedAt]).toBe(served.get(Number(cells[0])));
+    }
+    // The index vouches for the records as they ended: the next sync writes neither file.
+    vi.mocked(dataset.writeManifestAndSums).mockClear();
+    vi.mocked(dataset.appendManifestAndSums).mockClear();
+    expect((await sync(svc, dest)).summary.exitCode).toBe(0);
+    expect(dataset.writeManifestAndSums).not.toHaveBeenCalled();
+    expect(dataset.appendManifestAndSums).not.toHaveBeenCalled();
+  });
+
+});
