@@ -99,6 +99,17 @@ export async function listFiles(dir: string): Promise<string[]> {
 }
 
 /** The accepted sets the service serves for the main collection, with their files. */
+/**
+ * manifest.csv's rows as column -> cell, each cell as written (a quoted cell keeps its quotes; a
+ * comma inside quotes does not split it).
+ */
+export async function manifestRows(dest: string): Promise<Array<Record<string, string>>> {
+  const [header, ...lines] = (await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).trim().split(/\r?\n/);
+  const cols = header!.split(',');
+  const outsideQuotes = /,(?=(?:[^"]*"[^"]*")*[^"]*$)/;
+  return lines.filter((l) => l !== '').map((l) => Object.fromEntries(l.split(outsideQuotes).map((v, i) => [cols[i], v])));
+}
+
 export async function servedSets(svc: Service, collectionId: number) {
   const state = await svc.admin.state();
   const c = state.collections.find((x) => x.id === collectionId);

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as dataset from '../../src-main/sync/dataset';
-import { servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { manifestRows, servedSets, sha256sumCheck, sync, tempDir, useService } from './helpers';
 
 // Spies only (the real writers run): they tell which way the files were written.
 vi.mock('../../src-main/sync/dataset', async (importOriginal) => {
@@ -125,12 +125,7 @@ describe('sets that end after the pools are idle', () => {
     expect(ended).toHaveLength(bounced.length);
     expect(indexPhase).toBeGreaterThan(Math.max(...ended));
     expect(dataset.writeManifestAndSums).toHaveBeenCalledTimes(1);
-    const rows = (await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).trim().split('\n').slice(1);
-    const updatedAt = dataset.MANIFEST_COLUMNS.indexOf('updated_at');
-    for (const row of rows) {
-      const cells = row.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
-      expect(cells[updatedAt]).toBe(served.get(Number(cells[0])));
-    }
+    for (const row of await manifestRows(dest)) expect(row.updated_at).toBe(served.get(Number(row.set_id)));
     // The index vouches for the records as they ended: the next sync writes neither file.
     vi.mocked(dataset.writeManifestAndSums).mockClear();
     vi.mocked(dataset.appendManifestAndSums).mockClear();

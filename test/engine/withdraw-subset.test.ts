@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConsentsDir } from '../../src-main/sync/layout';
 import type { SyncEvent } from '../../src-shared/sync-events';
 import type { SetRecord } from '../../src-shared/delivery-api';
-import { listFiles, mainCollection, runCli, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { listFiles, mainCollection, manifestRows, runCli, sha256sumCheck, sync, tempDir, useService } from './helpers';
 import { servedPage } from './pages';
 
 /** The accepted sets as the delivery API lists them (participants, slot keys): the demo's few fit one page. */
@@ -24,13 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
-
-/** manifest.csv rows as column -> value (the test's cells hold no commas or quotes). */
-async function manifestRows(dest: string): Promise<Array<Record<string, string>>> {
-  const [header, ...lines] = (await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).trim().split(/\r?\n/);
-  const cols = header!.split(',');
-  return lines.filter((l) => l !== '').map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i], v])));
-}
 
 async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(
