@@ -200,8 +200,22 @@ function* fileObjects(sets: Iterable<LocalSet>): Generator<string> {
     if (!inDataset(set)) continue;
     // The order of SHA256SUMS (dataset.ts): by slot within the set.
     const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) yield '    ' + json(fileObject(rel, f.sizeBytes, f.sha256, encodingFormat(rel)), 2) + ',\n';
+    for (const [rel, f] of entries) yield fileObjectMember(rel, f.sizeBytes, f.sha256);
   }
+}
+
+/**
+ * A file's FileObject as a member of `distribution`, followed by a comma: the bytes of
+ * `'    ' + json(fileObject(path, size, sha256, encodingFormat(path)), 2) + ',\n'`, from one
+ * template. It runs once per file of the dataset at the end of a sync that writes croissant.json
+ * whole, where building the object and indenting its JSON took about a tenth of that end (issue 21).
+ */
+export function fileObjectMember(path: string, size: number, sha256: string): string {
+  const id = JSON.stringify(path);
+  return (
+    `    {\n      "@type": "cr:FileObject",\n      "@id": ${id},\n      "name": ${id},\n      "contentUrl": ${id},\n` +
+    `      "contentSize": "${size} B",\n      "encodingFormat": ${JSON.stringify(encodingFormat(path))},\n      "sha256": ${JSON.stringify(sha256)}\n    },\n`
+  );
 }
 
 /**

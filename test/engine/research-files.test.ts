@@ -10,7 +10,7 @@ import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
 import { createLocalFolder } from '../../src-main/sync/destination/local-folder';
 import { PARTICIPANTS_COLUMNS, writeParticipantsCsv } from '../../src-main/sync/participants-file';
 import type { LocalSet } from '../../src-main/sync/state/set-store';
-import { CROISSANT_CONFORMS_TO } from '../../src-main/sync/croissant-file';
+import { CROISSANT_CONFORMS_TO, fileObjectMember } from '../../src-main/sync/croissant-file';
 import { sync, tempDir, useService } from './helpers';
 import { servedPage } from './pages';
 
@@ -178,6 +178,28 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
     } finally {
       await folder.close();
       await fs.rm(outer, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a file\'s FileObject in croissant.json', () => {
+  it('is the member JSON.stringify would indent, for names that need escaping and every media type', () => {
+    const sha = 'ab'.repeat(32);
+    const cases: Array<[string, string]> = [
+      ['sets/1/set_1_slot_01.mp4', 'video/mp4'],
+      ['sets/2/clip "take 2".MOV', 'video/quicktime'],
+      ['sets/3/back\\slash\ttab.mkv', 'video/x-matroska'],
+      ['sets/4/ünïcödé 視頻.webm', 'video/webm'],
+      ['sets/5/line\u2028sep.bin', 'application/octet-stream'],
+      ['sets/6/no-extension', 'application/octet-stream'],
+    ];
+    for (const [rel, type] of cases) {
+      const member = { '@type': 'cr:FileObject', '@id': rel, name: rel, contentUrl: rel, contentSize: '1234 B', encodingFormat: type, sha256: sha };
+      // The general way: the object's JSON indented as an element of `distribution` (two levels deep).
+      const expected = '    ' + JSON.stringify(member, null, 2).replace(/\n/g, '\n    ') + ',\n';
+      const written = fileObjectMember(rel, 1234, sha);
+      expect(written).toBe(expected);
+      expect(JSON.parse(written.trimEnd().replace(/,$/, ''))).toEqual(member);
     }
   });
 });
