@@ -2,7 +2,7 @@
 // (docs/contracts.md §4; issue 12). Before: deleting, truncating or appending to a verified file and
 // running a plain sync said "all up to date"; a second service whose collection had the same id
 // reused the first one's watermark and synced nothing. Real service, real files.
-import { promises as fs, lstatSync, readFileSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncEvent } from '../../src-shared/sync-events';
@@ -121,6 +121,36 @@ describe('a plain sync heals the dataset folder', () => {
     expect(lstatSync(path.join(dest, removed)).isFile()).toBe(true);
     expect(readFileSync(path.join(dest, 'SHA256SUMS'), 'utf8')).toContain(removed);
     await expectDatasetMatches(svc, dest, collectionId);
+  });
+
+  it('a file that goes after it was verified is left out of the lists, and the next sync fetches it again', async () => {
+    const { svc, collectionId } = env;
+    const fresh = await freshDest();
+    try {
+      // The end of the sync looks again at the files it verified (disk-check.ts dropUnhealedEntries).
+      let gone: string | undefined;
+      const first = await sync(svc, fresh, {}, (e) => {
+        if (gone === undefined && e.type === 'file' && e.state === 'verified') {
+          gone = e.path;
+          rmSync(path.join(fresh, e.path)); // at once, inside the event: the rest of the sync runs after it
+        }
+      });
+      expect(gone).toBeDefined();
+      expect(existsSync(path.join(fresh, gone!))).toBe(false);
+      expect(readFileSync(path.join(fresh, 'SHA256SUMS'), 'utf8')).not.toContain(gone!);
+      expect(readFileSync(path.join(fresh, 'manifest.csv'), 'utf8')).not.toContain(gone!);
+      expect(readFileSync(path.join(fresh, 'croissant.json'), 'utf8')).not.toContain(gone!);
+      expect((await sha256sumCheck(fresh)).code).toBe(0);
+      expect(first.summary.filesDownloaded).toBe(10);
+
+      const again = await sync(svc, fresh);
+      expect(again.summary.exitCode).toBe(0);
+      expect(again.summary.filesDownloaded).toBe(1);
+      expect(readFileSync(path.join(fresh, 'SHA256SUMS'), 'utf8')).toContain(gone!);
+      await expectDatasetMatches(svc, fresh, collectionId);
+    } finally {
+      await cleanup(fresh);
+    }
   });
 });
 
