@@ -98,7 +98,6 @@ export async function listFiles(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** The accepted sets the service serves for the main collection, with their files. */
 /**
  * manifest.csv's rows as column -> cell, each cell as written (a quoted cell keeps its quotes; a
  * comma inside quotes does not split it).
@@ -110,6 +109,7 @@ export async function manifestRows(dest: string): Promise<Array<Record<string, s
   return lines.filter((l) => l !== '').map((l) => Object.fromEntries(l.split(outsideQuotes).map((v, i) => [cols[i], v])));
 }
 
+/** The accepted sets the service serves for the main collection, with their files. */
 export async function servedSets(svc: Service, collectionId: number) {
   const state = await svc.admin.state();
   const c = state.collections.find((x) => x.id === collectionId);
