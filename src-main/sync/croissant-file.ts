@@ -118,19 +118,6 @@ function encodingFormat(path: string): string {
   return MEDIA_TYPES[ext] ?? 'application/octet-stream';
 }
 
-function fileObject(id: string, size: number, sha256: string, format: string, desc?: string): Record<string, unknown> {
-  return {
-    '@type': 'cr:FileObject',
-    '@id': id,
-    name: id,
-    ...(desc ? { description: desc } : {}),
-    contentUrl: id,
-    contentSize: `${size} B`,
-    encodingFormat: format,
-    sha256,
-  };
-}
-
 /** schema.org types of the columns (what pandas reads them as); cells that may be empty are Text. */
 const MANIFEST_TYPES: Record<(typeof MANIFEST_COLUMNS)[number], string> = {
   set_id: 'sc:Integer',
@@ -200,21 +187,23 @@ function* fileObjects(sets: Iterable<LocalSet>): Generator<string> {
     if (!inDataset(set)) continue;
     // The order of SHA256SUMS (dataset.ts): by slot within the set.
     const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) yield fileObjectMember(rel, f.sizeBytes, f.sha256);
+    for (const [rel, f] of entries) yield fileObjectMember(rel, f.sizeBytes, f.sha256, encodingFormat(rel)) + ',\n';
   }
 }
 
 /**
- * A file's FileObject as a member of `distribution`, followed by a comma: the bytes of
- * `'    ' + json(fileObject(path, size, sha256, encodingFormat(path)), 2) + ',\n'`, from one
- * template. It runs once per file of the dataset at the end of a sync that writes croissant.json
- * whole, where building the object and indenting its JSON took about a tenth of that end (issue 21).
+ * A FileObject as a member of `distribution` (indented two levels, as JSON.stringify with two
+ * spaces would, without a comma after it), from one template: it runs once per file of the dataset
+ * at the end of a sync that writes croissant.json whole, where building an object and indenting
+ * its JSON took about a tenth of that end (issue 21). `desc`: the tables' FileObjects describe
+ * themselves.
  */
-export function fileObjectMember(path: string, size: number, sha256: string): string {
-  const id = JSON.stringify(path);
+export function fileObjectMember(id: string, size: number, sha256: string, format: string, desc?: string): string {
+  const q = JSON.stringify(id);
+  const described = desc ? `      "description": ${JSON.stringify(desc)},\n` : '';
   return (
-    `    {\n      "@type": "cr:FileObject",\n      "@id": ${id},\n      "name": ${id},\n      "contentUrl": ${id},\n` +
-    `      "contentSize": "${size} B",\n      "encodingFormat": ${JSON.stringify(encodingFormat(path))},\n      "sha256": ${JSON.stringify(sha256)}\n    },\n`
+    `    {\n      "@type": "cr:FileObject",\n      "@id": ${q},\n      "name": ${q},\n${described}      "contentUrl": ${q},\n` +
+    `      "contentSize": "${size} B",\n      "encodingFormat": ${JSON.stringify(format)},\n      "sha256": ${JSON.stringify(sha256)}\n    }`
   );
 }
 
@@ -229,10 +218,9 @@ function closing(manifest: TableFile, participants: TableFile): string {
     recordSet('participants', 'participants.csv', 'The participants of the sets, one record per participant (participants.csv); consent is "signed" or "missing".', PARTICIPANT_TYPES, ['set_id', 'role']),
   ];
   return (
-    '    ' +
-    json(fileObject('manifest.csv', manifest.size, manifest.sha256, 'text/csv', 'One row per file of the dataset.'), 2) +
-    ',\n    ' +
-    json(fileObject('participants.csv', participants.size, participants.sha256, 'text/csv', 'One row per participant of the sets in the dataset.'), 2) +
+    fileObjectMember('manifest.csv', manifest.size, manifest.sha256, 'text/csv', 'One row per file of the dataset.') +
+    ',\n' +
+    fileObjectMember('participants.csv', participants.size, participants.sha256, 'text/csv', 'One row per participant of the sets in the dataset.') +
     '\n  ],\n  "recordSet": ' +
     json(recordSets, 1) +
     '\n}\n'

@@ -182,24 +182,25 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
   });
 });
 
-describe('a file\'s FileObject in croissant.json', () => {
-  it('is the member JSON.stringify would indent, for names that need escaping and every media type', () => {
+describe('a FileObject in croissant.json', () => {
+  it('is the member JSON.stringify would indent, for names that need escaping, every media type and a description', () => {
     const sha = 'ab'.repeat(32);
-    const cases: Array<[string, string]> = [
+    const cases: Array<[string, string, string?]> = [
       ['sets/1/set_1_slot_01.mp4', 'video/mp4'],
       ['sets/2/clip "take 2".MOV', 'video/quicktime'],
       ['sets/3/back\\slash\ttab.mkv', 'video/x-matroska'],
       ['sets/4/ünïcödé 視頻.webm', 'video/webm'],
       ['sets/5/line\u2028sep.bin', 'application/octet-stream'],
       ['sets/6/no-extension', 'application/octet-stream'],
+      ['manifest.csv', 'text/csv', 'One row per file of the "dataset".'],
     ];
-    for (const [rel, type] of cases) {
-      const member = { '@type': 'cr:FileObject', '@id': rel, name: rel, contentUrl: rel, contentSize: '1234 B', encodingFormat: type, sha256: sha };
+    for (const [rel, type, desc] of cases) {
+      const member = { '@type': 'cr:FileObject', '@id': rel, name: rel, ...(desc ? { description: desc } : {}), contentUrl: rel, contentSize: '1234 B', encodingFormat: type, sha256: sha };
       // The general way: the object's JSON indented as an element of `distribution` (two levels deep).
-      const expected = '    ' + JSON.stringify(member, null, 2).replace(/\n/g, '\n    ') + ',\n';
-      const written = fileObjectMember(rel, 1234, sha);
+      const expected = '    ' + JSON.stringify(member, null, 2).replace(/\n/g, '\n    ');
+      const written = fileObjectMember(rel, 1234, sha, type, desc);
       expect(written).toBe(expected);
-      expect(JSON.parse(written.trimEnd().replace(/,$/, ''))).toEqual(member);
+      expect(JSON.parse(written)).toEqual(member);
     }
   });
 });
