@@ -3,9 +3,8 @@
 // each written whole through Destination.writeAtomic (a folder: temp file + rename), or, when a
 // sync only added sets above every set listed, extended by their rows (appendManifestAndSums).
 import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
-import type { Options as CsvOptions } from 'csv-stringify';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from './csv-body';
+import { datasetCsvText } from './dataset-csv';
 import { TEXT_CHUNK_CHARS } from './text-chunk';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
@@ -183,32 +182,12 @@ export function participantRefs(set: SetRecord): string {
 }
 
 /**
- * Cells a spreadsheet would evaluate as a formula: those starting with = + - @ tab or CR (and
- * their full-width forms, which some spreadsheets fold to ASCII). OWASP's CSV-injection
- * guidance: prefix such a cell with ' and quote it. Every cell is treated alike, numbers
- * included: no manifest column holds a negative number (ids, slot indexes and sizes are
- * validated), so a leading "-" only ever comes from a server string such as a slot_key.
- */
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-
-/**
- * manifest.csv (and participants.csv, participants-file.ts) is written by csv-stringify: `escape_formulas` adds the ' prefix, and
- * `quoted_match` quotes those cells and any holding a ";" (a spreadsheet in a locale whose
- * separator is ";" would otherwise split the cell there and could start a formula at the split).
- */
-export function datasetCsvOptions(columns: readonly string[]): CsvOptions {
-  return { header: true, columns: [...columns], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
-}
-
-const MANIFEST_CSV_OPTIONS = datasetCsvOptions(MANIFEST_COLUMNS);
-
-/**
  * Bumped when the bytes written for the same rows change (2: csv-stringify with neutralised
  * cells), so a dataset indexed by an older version gets its manifest rewritten once.
  */
 const MANIFEST_FORMAT = 2;
 
-/** Every cell as a string, so the formula rule above applies to each cell the same way. */
+/** Every cell as a string, so the formula rule (dataset-csv.ts) applies to each cell the same way. */
 function manifestRow(rel: string, f: LocalSet['files'][string]): string[] {
   return [f.setId, f.slotIndex, f.slotKey, rel, f.sizeBytes, f.sha256, f.participantRefs, f.isGold, f.acceptedAt, f.updatedAt, f.downloadedAt].map((v) =>
     v === null ? '' : String(v),
@@ -222,7 +201,7 @@ function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]
 
 /** manifest.csv's bytes, streamed a batch of rows at a time (csv-body.ts). */
 function manifestBody(sets: LocalSets): AsyncIterable<Buffer> {
-  return csvBody(sets, (set) => sortedEntries(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_CSV_OPTIONS);
+  return csvBody(sets, (set) => sortedEntries(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_COLUMNS);
 }
 
 /** SHA256SUMS's text in chunks (text-chunk.ts): the strings held at once stay small whatever the file count. */
@@ -311,7 +290,7 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
       sums += `${f.sha256}  ${rel}\n`;
     }
   }
-  const manifestTail = stringifySync(rows, { ...MANIFEST_CSV_OPTIONS, header: false });
+  const manifestTail = datasetCsvText(MANIFEST_COLUMNS, rows, false);
   // Both at once: each is a copy of the file inside the kernel (hundreds of MB at a million files).
   const [manifest, sumsInfo] = await Promise.all([extend('manifest.csv', base.manifest, manifestTail), extend('SHA256SUMS', base.sums, sums)]);
   // One could not take its rows (no longer as recorded): the caller writes both whole.

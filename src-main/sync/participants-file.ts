@@ -3,10 +3,9 @@
 // record. Built from the set records the engine keeps (state/set-store.ts ParticipantEntry), so
 // no set.json is read back at the end of a sync.
 import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from './csv-body';
 import type { Participant, SetRecord } from '../../src-shared/delivery-api';
-import { datasetCsvOptions } from './dataset';
+import { datasetCsvText } from './dataset-csv';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
 import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
@@ -72,9 +71,9 @@ function* rowsOf(sets: Iterable<LocalSet>): Generator<string[]> {
   }
 }
 
-/** The file's bytes, streamed through csv-stringify with the manifest's rules (RFC 4180, formula-safe cells). */
+/** The file's bytes, streamed with the manifest's rules (dataset-csv.ts: RFC 4180, formula-safe cells). */
 function participantsBody(sets: LocalSets): AsyncIterable<Buffer> {
-  return csvBody(sets, (set) => rowsOf([set]), datasetCsvOptions(PARTICIPANTS_COLUMNS));
+  return csvBody(sets, (set) => rowsOf([set]), PARTICIPANTS_COLUMNS);
 }
 
 export interface ParticipantsWritten {
@@ -98,7 +97,7 @@ export async function writeParticipantsCsv(dest: Destination, sets: LocalSets): 
  */
 export async function appendParticipantsCsv(dest: Destination, expect: { size: number; stamp: string }, sets: readonly LocalSet[]): Promise<{ info: ObjectInfo; tail: string } | null> {
   if (!dest.extendAtomic) return null;
-  const tail = stringifySync([...rowsOf(sets)], { ...datasetCsvOptions(PARTICIPANTS_COLUMNS), header: false });
+  const tail = datasetCsvText(PARTICIPANTS_COLUMNS, rowsOf(sets), false);
   const info = await dest.extendAtomic('participants.csv', expect, tail);
   return info && { info, tail };
 }

@@ -5,8 +5,8 @@
 // sets); kept as it is on a no-op sync (its counts for the summary then come from the state, or
 // from reading it when it changed since we wrote it).
 import { StringDecoder } from 'node:string_decoder';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 import { csvBody } from '../csv-body';
+import { datasetCsvText } from '../dataset-csv';
 import type { Destination } from '../destination/destination';
 import { asWritten, fingerprintOf } from '../dataset';
 import type { MediaFingerprint } from '../state';
@@ -14,9 +14,6 @@ import type { LocalSet, LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
-
-/** The manifest's CSV rules (dataset.ts): a cell a spreadsheet would evaluate gets a ' and quotes; a ";" is quoted. */
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 const MEDIA_KEY = 'media.csv';
 
@@ -43,8 +40,6 @@ function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): G
     }
   }
 }
-
-const CSV_OPTIONS = { columns: [...MEDIA_COLUMNS], escape_formulas: true, quoted_match: [FORMULA_START, ';'] };
 
 /** media.csv's counts, and the file as written (null: kept as it was). */
 export type MediaWritten = MediaCounts & { written: MediaFingerprint | null };
@@ -82,7 +77,7 @@ export async function updateMediaFile(
   const rules = JSON.stringify(rulesObj);
   if (appended && prev && prev.rules === rules && dest.extendAtomic) {
     const counts = { problems: prev.problems, unprobed: prev.unprobed };
-    const tail = stringifySync([...rowsOf(appended, rulesObj, counts)], { ...CSV_OPTIONS, header: false });
+    const tail = datasetCsvText(MEDIA_COLUMNS, rowsOf(appended, rulesObj, counts), false);
     const info = await dest.extendAtomic(MEDIA_KEY, prev.file, tail);
     if (info) return { done: { ...counts, written: { file: fingerprintOf(info), rules, ...counts } } };
   }
@@ -92,7 +87,7 @@ export async function updateMediaFile(
 /** Writes media.csv whole from every record (`sets`, in set-id order), judged against the rules updateMediaFile read. */
 export async function writeMediaFile(dest: Destination, sets: LocalSets, { rulesObj, rules }: MediaRewrite): Promise<MediaWritten> {
   const counts = { problems: 0, unprobed: 0 };
-  const info = await dest.writeAtomic(MEDIA_KEY, csvBody(sets, (set) => rowsOf([set], rulesObj, counts), { ...CSV_OPTIONS, header: true }));
+  const info = await dest.writeAtomic(MEDIA_KEY, csvBody(sets, (set) => rowsOf([set], rulesObj, counts), MEDIA_COLUMNS));
   return { ...counts, written: { file: fingerprintOf(info), rules, ...counts } };
 }
 
