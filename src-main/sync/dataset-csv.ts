@@ -5,14 +5,13 @@
 // guidance), and a cell holding a ";" is quoted, since a spreadsheet in a locale whose separator
 // is ";" would split the cell there and could start a formula at the split.
 //
-// csv-stringify is the authority on those bytes, and renders every row with the rules it cannot
-// settle by itself. It runs each cell through a general path (a context object, a pair array and
-// a dozen option reads per cell): at the end of a first sync at 100,000 sets, its rendering of the
-// three files was about 2 s of the engine's thread and most of their garbage (issue 21). Rows
-// whose cells it would copy as they are, or only put in quotes (a comma, a line break, a ";"), are
-// therefore joined here with exactly its result; a row with a cell it changes (a quote to double,
-// a formula start to prefix) is handed to it whole. test/engine/dataset-csv.test.ts holds the two
-// equal on adversarial cells.
+// csv-stringify is the authority on those bytes. It runs each cell through a general path (a
+// context object, a pair array and a dozen option reads per cell): at the end of a sync that
+// writes the three files whole at 100,000 sets, that was about 2 s of the engine's thread and most
+// of their garbage (issue 21). So rows whose cells it would copy as they are, or only put in
+// quotes (a comma, a line break, a ";"), are joined here with exactly its result, and a row with
+// a cell it changes (a quote to double, a formula start to prefix) is still rendered by it, whole.
+// test/engine/dataset-csv.test.ts holds the two equal on adversarial cells.
 import { stringify as stringifySync, type Options as CsvOptions } from 'csv-stringify/sync';
 
 /**
