@@ -15,6 +15,8 @@ export interface PeerRun {
   /** Peak RSS of the heaviest process of the run (kB). */
   maxRssKb?: number;
   cpuS?: number;
+  /** Of cpuS, the kernel's (system) time. */
+  sysS?: number;
   note?: string;
 }
 
@@ -229,6 +231,7 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
     ok,
     maxRssKb: r.maxRssKb,
     cpuS: cpuOf(r),
+    sysS: r.sysS,
     summary,
     progressEvents,
     batchMessages: eventFile ? undefined : batchMessages,

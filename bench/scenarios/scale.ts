@@ -18,6 +18,7 @@ import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
 import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
 import { flushDisk, processCpuSeconds, runGroup, runProc, settleFileSystem } from '../lib/proc';
+import { nextProbeDir, probeFileCreation, removeProbes, waitForQuietFileSystem, type CreationCost } from '../lib/creation-probe';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
@@ -28,6 +29,7 @@ const PER_PAGE = 200;
 const PROBE = path.join(REPO_ROOT, 'bench/lib/stall-probe.mjs');
 const NODE_FLOOR = path.join(REPO_ROOT, 'bench/lib/node-floor.mjs');
 const CONTRACT_FLOOR = path.join(REPO_ROOT, 'bench/lib/contract-floor.mjs');
+const PROBE_NOTE = '4,000 files of 1 KiB, 4 to a folder, created by this process just after the caches were dropped';
 
 interface Stall {
   maxMs: number;
@@ -239,18 +241,29 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     const configs = await writeCurlConfigs(svc, ctx.workDir);
     if (configs.fileCount !== files) throw new Error(`the listing has ${configs.fileCount} files, expected ${files}`);
     // Each first sync starts from the same file-system state (settleFileSystem: the page cache) in
-    // a folder of its own, with no copy deleted just before (ToolCopies).
-    const settledBy = await settleFileSystem();
+    // a folder of its own, with no copy deleted just before (ToolCopies), once creating a file
+    // costs what it costs on a quiet disk: a deletion that ended just before (the last run's
+    // copies) leaves it dearer for minutes (creation-probe.ts). Its cost is probed again before
+    // each tool, and the notes show it.
+    // A small run (--quick) probes once: its few files are not worth minutes of waiting.
+    const quiet = await waitForQuietFileSystem(ctx.workDir, ctx.log, files >= 100_000 ? {} : { steady: 1 });
+    const creation: Array<{ tool: string; cost: CreationCost }> = [];
+    const settle = async (tool: string) => {
+      const how = await settleFileSystem();
+      creation.push({ tool, cost: probeFileCreation(await nextProbeDir(ctx.workDir)) });
+      return how;
+    };
+    const settledBy = await settle('the curls');
     const curlDest = await copies.next();
     const curl = await withServiceCpu(svc, () => runCurls(ctx, configs.files, curlDest, 'files'));
     const curlBothDest = await copies.next();
-    await settleFileSystem();
+    await settle('the curls with the consents');
     const curlBoth = await withServiceCpu(svc, () => runCurls(ctx, configs.withConsents, curlBothDest, 'files and consents'));
     const nodeFloorDest = await copies.next();
-    await settleFileSystem();
+    await settle('the bare Node client');
     const nodeFloor = await withServiceCpu(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, nodeFloorDest));
     const contractFloorDest = await copies.next();
-    await settleFileSystem();
+    await settle("the contract's floor");
     const floorEnv = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
     const contractFloor = await withServiceCpu(svc, () =>
       runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), contractFloorDest], contractFloorDest, floorEnv),
@@ -259,7 +272,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
 
     const dest = await copies.next();
     await svc.resetStats();
-    await settleFileSystem();
+    await settle('ours');
     const first = await withServiceCpu(svc, () => oursWithStall(ctx, svc, dest));
     first.requests = (await svc.stats()).requests;
     const endOfSyncS = (first.run.endOfSyncMs ?? NaN) / 1000;
@@ -357,6 +370,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         ],
       ),
       '',
+      `File creation on this disk (bench/lib/creation-probe.ts: ${PROBE_NOTE}), in us a file, wall (system): ${creation.map((c) => `before ${c.tool} ${fmt(c.cost.usPerFile, 0)} (${fmt(c.cost.sysUsPerFile, 0)})`).join(', ')}. At the start the bench ${quiet.settled ? 'found it steady' : 'gave up waiting for it to be steady'} after ${fmt(quiet.waitedMs / 1000, 0)} s (probes every 30 s: ${quiet.probes.map((p) => fmt(p, 0)).join(", ")} us). Our first sync's CPU: ${fmt((first.run.cpuS ?? NaN) - (first.run.sysS ?? NaN), 1)} s user, ${fmt(first.run.sysS, 1)} s system.`,
       `Our first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(firstS, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB.`,
       `Ratios: first sync ${fmt(firstS / curlS)}x the 4 curls (${fmt(files / firstS, 0)} vs ${fmt(files / curlS, 0)} files/s), ${fmt(firstS / curlBothS)}x the 4 curls that also fetch the consents (${fmt(curlBothS / curlS)}x the first curls; CPU of the curls ${fmt(curl.cpuS, 1)} s and ${fmt(curlBoth.cpuS, 1)} s), ${fmt(firstS / nodeFloorS)}x the bare Node client (${fmt(nodeFloorS / curlS)}x the first curls; its CPU ${fmt(nodeFloor.cpuS, 1)} s, ours ${fmt(first.run.cpuS, 1)} s), ${fmt(firstS / contractFloorS)}x the contract's floor (${fmt(contractFloorS / curlS)}x the first curls; its CPU ${fmt(contractFloor.cpuS, 1)} s); the CPU of our first sync and of the service meanwhile, ${fmt(oursMachineCpuS, 1)} s (${fmt(first.run.cpuS, 1)} + ${fmt(first.serviceCpuS, 1)}), is ${fmt(oursMachineCpuS / (contractFloor.cpuS + contractFloor.serviceCpuS))}x the contract floor's with the service's (${fmt(contractFloor.cpuS + contractFloor.serviceCpuS, 1)} s) and ${fmt(oursMachineCpuS / (curl.cpuS + curl.serviceCpuS))}x the first curls' with the service's (${fmt(curl.cpuS + curl.serviceCpuS, 1)} s); no-op ${fmt(noopS / findS)}x find (${fmt(noopS)} s vs ${fmt(findS)} s; bound max(1 s, 2 x find + 0.5 s) = ${fmt(noopBound)} s); +10 sets - no-op: median of the pairs' differences ${signed(pairDiffS)} (each +10 run minus the no-op just before it: ${pairDiffsS.map((d) => fmt(d)).join(', ')} s); difference of the medians ${signed(plusS - noopS)}.`,
@@ -382,5 +396,6 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
   } finally {
     await svc.stop();
     await copies.dropAll();
+    await removeProbes(ctx.workDir);
   }
 }
