@@ -57,7 +57,7 @@ export interface QuietWait {
 /**
  * Probes every `everyMs` until the last `steady` probes lie within `spread` of each other (a
  * deletion's tail falls by halves a minute apart; a quiet disk repeats itself), or `limitMs` has
- * passed. Each probe gets a folder of its own under `work` (probe-N), kept like the copies.
+ * passed. Each probe gets a folder of its own under `work` (creation-probe-N), kept like the copies.
  */
 export async function waitForQuietFileSystem(
   work: string,
@@ -67,7 +67,7 @@ export async function waitForQuietFileSystem(
   const probes: number[] = [];
   const t0 = performance.now();
   for (;;) {
-    const cost = probeFileCreation(await nextProbeDir(work));
+    const cost = probeFileCreation(nextProbeDir(work));
     probes.push(cost.usPerFile);
     const last = probes.slice(-steady);
     const settled = last.length === steady && Math.max(...last) <= Math.min(...last) * (1 + spread);
@@ -80,13 +80,9 @@ export async function waitForQuietFileSystem(
 
 let probeCounter = 0;
 
-/** A fresh probe folder under `work`. */
-export async function nextProbeDir(work: string): Promise<string> {
-  for (;;) {
-    const dir = path.join(work, `creation-probe-${++probeCounter}`);
-    const taken = await fs.lstat(dir).then(() => true, () => false);
-    if (!taken) return dir;
-  }
+/** The next probe folder's path under `work` (probeFileCreation's mkdir refuses one that exists). */
+export function nextProbeDir(work: string): string {
+  return path.join(work, `creation-probe-${++probeCounter}`);
 }
 
 /** Removes every probe folder made under `work`. */
