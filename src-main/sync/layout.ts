@@ -21,6 +21,15 @@ export function scratchDir(dest: string): string {
   return path.join(dest, STATE_DIR, 'tmp');
 }
 
+/**
+ * The previous versions of the index files a sync extended (manifest.csv, SHA256SUMS...): a hard
+ * link to each, kept so the rename over it frees no blocks in that sync's time; the next sync
+ * removes them (destination/local/replaced.ts).
+ */
+export function replacedDir(dest: string): string {
+  return path.join(dest, STATE_DIR, 'replaced');
+}
+
 export function partialDir(dest: string): string {
   return path.join(dest, STATE_DIR, 'partial');
 }

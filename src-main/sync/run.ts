@@ -17,7 +17,7 @@ import { siblingSpec } from './destination/destination';
 import { adoptSubset, changesSubset, resolveSubset, unknownNames } from './subset';
 import { findLeftAccepted, withdrawSet } from './withdraw';
 import { parseDestination } from './destination/parse-destination';
-import { writeDatasetIndex } from './dataset-index';
+import { warmIndexExtension, writeDatasetIndex } from './dataset-index';
 import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
 import { bindingConflict, type FolderOwner } from './folder-binding';
 import { localFsError } from './local-errors';
@@ -236,6 +236,13 @@ export class SyncRun {
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
       const listing = early && early.since === since ? early : this.openListing(this.client, v, since, collection);
       if (listing !== early) void early?.pages?.return(undefined).catch(() => undefined);
+      // Page 1 of an incremental walk brings a set the records do not hold as listed (not the
+      // sets of the watermark's overlap, listed again by every sync): the end will likely extend
+      // the index files, which a folder then copies during the disk check below, not at the end.
+      if (since !== undefined) {
+        const news = (page: SetsPage) => page.sets.some((set) => state.store.get(set.id)?.updatedAt !== set.updated_at);
+        void listing.firstPage?.then((r) => !r.done && news(r.value) && warmIndexExtension(dest), () => undefined);
+      }
       await new Promise((resolve) => setImmediate(resolve)); // the requests leave before the synchronous disk check
       const check = await checkRecordedFiles(dest, state, this.deps.clock);
       this.diskCheck = check;

@@ -349,6 +349,103 @@ describe('LocalFolder: reading and checking', () => {
   });
 });
 
+describe('LocalFolder: the old versions of extended files (replaced/)', () => {
+  const replaced = () => path.join(dest, '.dataset-sync', 'replaced');
+  const kept = async () => {
+    const names = (await fs.readdir(replaced())).sort();
+    return Promise.all(names.map(async (n) => ({ text: await fs.readFile(path.join(replaced(), n), 'utf8'), ino: (await fs.lstat(path.join(replaced(), n))).ino })));
+  };
+
+  it('keeps the version an extension replaced until the next sync takes the lock, which removes it and keeps its own', async () => {
+    const first = await folder.writeAtomic('manifest.csv', 'row 1\n');
+    const oldIno = (await fs.lstat(path.join(dest, 'manifest.csv'))).ino;
+    const lock = await folder.lock();
+    const second = await folder.extendAtomic('manifest.csv', first, 'row 2\n');
+    expect(second).not.toBeNull();
+    expect(await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).toBe('row 1\nrow 2\n');
+    // The old file itself, not a copy: its blocks were never freed.
+    expect(await kept()).toEqual([{ text: 'row 1\n', ino: oldIno }]);
+    await lock.release();
+    expect(await kept()).toHaveLength(1);
+
+    const next = createLocalFolder(dest);
+    await next.prepare();
+    const nextLock = await next.lock();
+    await next.extendAtomic('manifest.csv', second!, 'row 3\n');
+    await nextLock.release(); // waits for the removal begun at lock()
+    expect(await kept()).toEqual([{ text: 'row 1\nrow 2\n', ino: expect.any(Number) }]);
+    expect(await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).toBe('row 1\nrow 2\nrow 3\n');
+    await next.close();
+  });
+
+  it('a replaced/ swapped for a link: prepare refuses it, and the lock never empties the folder behind it', async () => {
+    const outside = path.join(work, 'outside');
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'precious'), 'keep me');
+    await fs.rm(replaced(), { recursive: true });
+    await fs.symlink(outside, replaced());
+    await expect(createLocalFolder(dest).prepare()).rejects.toThrow(/replaced is a symbolic link; refusing to follow it/);
+    await (await folder.lock()).release();
+    expect(await fs.readFile(path.join(outside, 'precious'), 'utf8')).toBe('keep me');
+  });
+});
+
+describe('LocalFolder: copies made ahead for an extension (warmExtensions)', () => {
+  const scratch = () => path.join(dest, '.dataset-sync', 'tmp');
+  /** The warm copy of `name` in tmp/, once made (copies run in the background). */
+  const warmCopyOf = async (name: string): Promise<string> => {
+    for (let i = 0; i < 200; i++) {
+      const found = (await fs.readdir(scratch())).find((n) => n.startsWith(`.${name}.`));
+      if (found) return path.join(scratch(), found);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no warm copy of ${name}`);
+  };
+
+  it('the extension takes the copy made ahead: no second copy, tmp/ empty after', async () => {
+    const first = await folder.writeAtomic('manifest.csv', 'row 1\n');
+    await folder.writeAtomic('SHA256SUMS', 'sum 1\n');
+    folder.warmExtensions(['manifest.csv', 'SHA256SUMS']);
+    // Marked, same size: had the extension copied the file again, the mark would not show.
+    const copy = await warmCopyOf('manifest.csv');
+    await fs.writeFile(copy, 'ROW 1\n');
+    await folder.extendAtomic('manifest.csv', first, 'row 2\n');
+    expect(await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).toBe('ROW 1\nrow 2\n');
+    await warmCopyOf('SHA256SUMS');
+    await folder.close(); // SHA256SUMS's copy was never taken
+    expect(await fs.readdir(scratch())).toEqual([]);
+  });
+
+  it('a file changed after its copy was made is copied again; one no longer as expected is not extended', async () => {
+    const first = await folder.writeAtomic('manifest.csv', 'row 1\n');
+    folder.warmExtensions(['manifest.csv']);
+    await warmCopyOf('manifest.csv');
+    // Rewritten by someone else with the same bytes: a new inode, so the copy is not the file's.
+    const edited = await folder.writeAtomic('manifest.csv', 'row 1\n');
+    expect(await folder.extendAtomic('manifest.csv', first, 'row 2\n')).toBeNull();
+    expect(await fs.readdir(scratch())).toEqual([]);
+    folder.warmExtensions(['manifest.csv']);
+    const copy = await warmCopyOf('manifest.csv');
+    await fs.writeFile(path.join(dest, 'manifest.csv'), 'row 9\n'); // edited in place after the copy
+    const now = await folder.stat('manifest.csv');
+    expect(await folder.extendAtomic('manifest.csv', now!, 'row 2\n')).not.toBeNull();
+    expect(await fs.readFile(path.join(dest, 'manifest.csv'), 'utf8')).toBe('row 9\nrow 2\n');
+    await expect(fs.lstat(copy)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(edited.key).toBe('manifest.csv');
+  });
+
+  it('copies nothing in the consents role, and a file that is absent or not a regular file gives no copy', async () => {
+    await fs.mkdir(path.join(dest, 'croissant.json'));
+    folder.warmExtensions(['manifest.csv', 'croissant.json']);
+    await folder.close();
+    expect(await fs.readdir(scratch())).toEqual([]);
+    const consents = createLocalFolder(path.join(work, 'ds.consents'), { consents: { dataset: dest } });
+    await consents.prepare();
+    consents.warmExtensions(['1.json']);
+    expect(await consents.extendAtomic('1.json', { size: 0, stamp: '0' }, 'x')).toBeNull();
+  });
+});
+
 describe('LocalFolder in its consents role', () => {
   it('makes its folder 0700 and writes every object 0600, temp files beside it', async () => {
     const consents = createLocalFolder(path.join(work, 'ds.consents'), { consents: { dataset: dest } });

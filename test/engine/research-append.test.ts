@@ -160,3 +160,46 @@ describe('appended research files', () => {
     expect(await recordedHashes()).toEqual(await hashesOfFiles());
   });
 });
+
+describe('the index files copied ahead, and their old versions kept until the next sync', () => {
+  const env = useService({ sets: 3, fileSize: 1024, slots: 2 });
+  let dest: string;
+  const INDEX = ['manifest.csv', 'SHA256SUMS', 'participants.csv', 'media.csv', 'croissant.json'];
+  const stateFolder = (name: string) => fs.readdir(path.join(dest, '.dataset-sync', name));
+
+  beforeAll(async () => {
+    dest = path.join(await tempDir('dsync-warm-copies-'), 'ds');
+    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
+  });
+
+  it('a sync that brings sets copies the five files during its disk check; a no-op copies none and removes the old versions', async () => {
+    const warm = vi.spyOn(LocalFolder.prototype, 'warmExtensions');
+    try {
+      const before = await Promise.all(INDEX.map(async (name) => (await fs.lstat(path.join(dest, name))).ino));
+      // The first sync's sets are listed again by the next walk (the watermark's overlap): no copy.
+      expect((await sync(env.svc, dest)).summary.filesDownloaded).toBe(0);
+      expect(warm).not.toHaveBeenCalled();
+      await env.svc.admin.addSets(env.collectionId, { count: 2 });
+      const appended = await sync(env.svc, dest);
+      expect(appended.summary.exitCode).toBe(0);
+      expect(appended.summary.filesDownloaded).toBe(4);
+      expect(warm.mock.calls).toEqual([[INDEX]]);
+      expect(await stateFolder('tmp')).toEqual([]);
+      // Each file was replaced, and its old version (the same inode) is held until the next sync.
+      const kept = await stateFolder('replaced');
+      const keptInodes = await Promise.all(kept.map(async (n) => (await fs.lstat(path.join(dest, '.dataset-sync', 'replaced', n))).ino));
+      expect(keptInodes.sort()).toEqual([...before].sort());
+      warm.mockClear();
+      expect((await sync(env.svc, dest)).summary.filesDownloaded).toBe(0);
+      expect(warm).not.toHaveBeenCalled();
+      expect(await stateFolder('replaced')).toEqual([]);
+      execFileSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: dest });
+    } finally {
+      warm.mockRestore();
+    }
+  });
+});

@@ -209,6 +209,13 @@ export interface Destination {
    * (default: all) keeps only the object's first `keep` bytes before the tail.
    */
   extendAtomic?(key: string, expect: { size: number; stamp: string }, tail: string | Buffer, keep?: number): Promise<ObjectInfo | null>;
+  /**
+   * Optional, with extendAtomic: a hint that the objects at `keys` will likely be extended later
+   * in this sync (the service listed sets after the watermark). A folder begins copying them now,
+   * one after the other, while the sync checks the folder, so the extension at the end only appends
+   * and renames. Never throws; copies not used are removed by close().
+   */
+  warmExtensions?(keys: readonly string[]): void;
   /** Removes the object; absent is fine. */
   remove(key: string): Promise<void>;
   /**

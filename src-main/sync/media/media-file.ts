@@ -15,7 +15,7 @@ import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-che
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
 
-const MEDIA_KEY = 'media.csv';
+export const MEDIA_KEY = 'media.csv';
 
 /** The files whose rules or listing is not `ok` in media.csv (rows in the manifest's order: set id, then slot). */
 export interface MediaCounts {

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
 import { DestinationError } from '../destination';
+import { keepReplacedVersion } from './replaced';
 import { tempPathFor, writeFileAtomic, writeSmallFileAtomic, type WrittenFile } from './atomic';
 import { fileWriter, PATH_FILE, PATH_FOLDER, PATH_OTHER, PATH_SKIPPED, STAT_FIELDS } from './file-writer';
 import { pathUnder } from './key-paths';
@@ -266,7 +267,9 @@ export async function writeAtomicFile(
  * and after the copy, so a file swapped or edited meanwhile is never extended: null, and the
  * caller writes it whole. `keep` (default: all of it) cuts the clone to its first `keep` bytes before
  * the tail is appended: croissant.json replaces its closing part (the tables' FileObjects and the
- * record sets) after the last file's FileObject.
+ * record sets) after the last file's FileObject. `made`: a copy copyForExtension made earlier in
+ * the sync (LocalFolder.warmExtensions), used when the file it copied is still the expected one,
+ * unchanged since; else removed, and the copy made here.
  */
 export async function extendAtomicFile(
   target: string,
@@ -275,19 +278,36 @@ export async function extendAtomicFile(
   mode: number,
   tmpDir: string,
   keep = expect.size,
+  made?: ExtensionCopy | null,
+  keepOldIn?: string,
 ): Promise<Stats | null> {
   const asExpected = (st: Stats | undefined): st is Stats => st !== undefined && st.isFile() && st.size === expect.size && String(st.mtimeMs) === expect.stamp;
-  if (!Number.isInteger(keep) || keep < 0 || keep > expect.size) return null;
-  const before = await fs.lstat(target).catch(() => undefined);
-  if (!asExpected(before)) return null;
-  const tmp = tempPathFor(target, tmpDir);
+  if (!Number.isInteger(keep) || keep < 0 || keep > expect.size) {
+    if (made) await fs.rm(made.tmp, { force: true });
+    return null;
+  }
+  // A copy made ahead (copyForExtension) serves when its source was the expected file and still
+  // is, unchanged: the lstat here is the check the copy made in this call would make after it.
+  let copy = made ?? null;
+  if (copy !== null) {
+    const now = await fs.lstat(target).catch(() => undefined);
+    if (!asExpected(copy.before) || !asExpected(now) || !sameFile(copy.before, now)) {
+      await fs.rm(copy.tmp, { force: true });
+      copy = null;
+    }
+  }
+  if (copy === null) {
+    const before = await fs.lstat(target).catch(() => undefined);
+    if (!asExpected(before)) return null;
+    copy = await copyForExtension(target, tmpDir, before);
+    if (copy === null) return null;
+  }
+  const { tmp } = copy;
   try {
-    await fs.copyFile(target, tmp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
-    const after = await fs.lstat(target).catch(() => undefined);
     const fh = await fs.open(tmp, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_NOFOLLOW);
     try {
       const copied = await fh.stat();
-      if (!asExpected(after) || after.ino !== before.ino || after.dev !== before.dev || copied.size !== expect.size) {
+      if (copied.size !== expect.size) {
         await fs.rm(tmp, { force: true });
         return null;
       }
@@ -297,12 +317,44 @@ export async function extendAtomicFile(
     } finally {
       await fh.close();
     }
+    if (keepOldIn !== undefined) await keepReplacedVersion(target, keepOldIn);
     await fs.rename(tmp, target);
   } catch (e) {
     await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw e;
   }
   return fs.lstat(target);
+}
+
+/** A copy of a file in the scratch folder, made for an extension, and the file it copied as lstat saw it (the same before and after the copy). */
+export interface ExtensionCopy {
+  tmp: string;
+  before: Stats;
+}
+
+const sameFile = (a: Stats, b: Stats): boolean => a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+/**
+ * Copies the regular file at `target` into `tmpDir` (a reflink where the file system has them,
+ * else a copy inside the kernel) for extendAtomicFile. null when there is no regular file, or it
+ * changed during the copy (the lstat after must match `before`, or the one taken here).
+ */
+export async function copyForExtension(target: string, tmpDir: string, seen?: Stats): Promise<ExtensionCopy | null> {
+  const before = seen ?? (await fs.lstat(target).catch(() => undefined));
+  if (before === undefined || !before.isFile()) return null;
+  const tmp = tempPathFor(target, tmpDir);
+  try {
+    await fs.copyFile(target, tmp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
+    const after = await fs.lstat(target).catch(() => undefined);
+    if (after === undefined || !sameFile(before, after)) {
+      await fs.rm(tmp, { force: true });
+      return null;
+    }
+  } catch (e) {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  return { tmp, before };
 }
 
 /**

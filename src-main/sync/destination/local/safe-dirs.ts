@@ -4,7 +4,7 @@
 import { promises as fs, realpath } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { partialDir, scratchDir } from '../../layout';
+import { partialDir, replacedDir, scratchDir } from '../../layout';
 
 /** realpath(3), as realpathSync.native was, on the thread pool. */
 const realpathNative = promisify(realpath.native);
@@ -68,7 +68,7 @@ export async function resetScratchDir(dest: string): Promise<void> {
 
 /**
  * Makes a dataset folder usable (LocalFolder.prepare): the folder itself (and its parents), then
- * .dataset-sync/, its partial/ and tmp/ folders part by part with lstat, so a symlinked
+ * .dataset-sync/, its partial/, tmp/ and replaced/ folders part by part with lstat, so a symlinked
  * .dataset-sync or partial folder never takes our writes elsewhere. Returns the folder's real path.
  */
 export async function prepareDatasetFolder(root: string): Promise<string> {
@@ -76,6 +76,7 @@ export async function prepareDatasetFolder(root: string): Promise<string> {
   const checked = new Set<string>(); // .dataset-sync is made and checked once for both
   await ensureRealDir(root, path.relative(root, partialDir(root)), checked);
   await ensureRealDir(root, path.relative(root, scratchDir(root)), checked);
+  await ensureRealDir(root, path.relative(root, replacedDir(root)), checked);
   return realpathNative(root);
 }
 
