@@ -286,22 +286,18 @@ export async function extendAtomicFile(
     if (made) await fs.rm(made.tmp, { force: true });
     return null;
   }
-  // A copy made ahead (copyForExtension) serves when its source was the expected file and still
-  // is, unchanged: the lstat here is the check the copy made in this call would make after it.
+  // One look at the target, which must be the expected file. A copy made ahead (copyForExtension)
+  // serves when it copied this very file, unchanged since (inode, size, mtime: sameFile); else it
+  // is removed and the copy is made here, from the file this lstat saw.
+  const now = await fs.lstat(target).catch(() => undefined);
   let copy = made ?? null;
-  if (copy !== null) {
-    const now = await fs.lstat(target).catch(() => undefined);
-    if (!asExpected(copy.before) || !asExpected(now) || !sameFile(copy.before, now)) {
-      await fs.rm(copy.tmp, { force: true });
-      copy = null;
-    }
+  if (copy !== null && !(asExpected(now) && sameFile(copy.before, now))) {
+    await fs.rm(copy.tmp, { force: true });
+    copy = null;
   }
-  if (copy === null) {
-    const before = await fs.lstat(target).catch(() => undefined);
-    if (!asExpected(before)) return null;
-    copy = await copyForExtension(target, tmpDir, before);
-    if (copy === null) return null;
-  }
+  if (!asExpected(now)) return null;
+  copy ??= await copyForExtension(target, tmpDir, now);
+  if (copy === null) return null;
   const { tmp } = copy;
   try {
     const fh = await fs.open(tmp, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_NOFOLLOW);
