@@ -23,6 +23,7 @@ import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service'
 import { fmt, median } from '../lib/stats';
 import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 import { consentRequests, requestsPerSlot } from '../../src-main/sync/sync-pools';
+import { replacedDir } from '../../src-main/sync/layout';
 
 const STREAMS = 4;
 const PER_PAGE = 200;
@@ -312,7 +313,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     }
 
     // The old versions of the files the last +10 run extended (kept until the next sync deletes them).
-    const replacedBytes = await bytesUnder(path.join(dest, '.dataset-sync', 'replaced'));
+    const replacedBytes = await bytesUnder(replacedDir(dest));
     const firstS = first.run.wallMs / 1000;
     const curlS = curl.wallMs / 1000;
     const curlBothS = curlBoth.wallMs / 1000;
