@@ -7,9 +7,9 @@
 //   including a resume (206 appended at the held offset).
 import { promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyFolder } from '../../src-main/sync/verify';
-import { listFiles, sha256Of, sha256sumCheck, sync, tempDir, useService } from './helpers';
+import { listFiles, sha256Of, sha256sumCheck, sync, tempDir, useService, useSyncedDataset } from './helpers';
 
 function fingerprint(file: string): string {
   const st = lstatSync(file);
@@ -18,67 +18,57 @@ function fingerprint(file: string): string {
 
 describe('no-op syncs skip identical index rewrites', () => {
   const env = useService({ sets: 3, fileSize: 12 * 1024, slots: 2 });
-  let dest: string;
+  const ds = useSyncedDataset(env, 'dsync-fast-');
 
-  beforeAll(async () => {
-    dest = path.join(await tempDir('dsync-fast-'), 'ds');
-    const first = await sync(env.svc, dest);
-    expect(first.summary.exitCode).toBe(0);
-  });
-
-  afterAll(async () => {
-    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
-  });
-
-  const manifest = () => path.join(dest, 'manifest.csv');
-  const sums = () => path.join(dest, 'SHA256SUMS');
-  const state = () => path.join(dest, '.dataset-sync', 'state.json');
+  const manifest = () => path.join(ds.dest, 'manifest.csv');
+  const sums = () => path.join(ds.dest, 'SHA256SUMS');
+  const state = () => path.join(ds.dest, '.dataset-sync', 'state.json');
 
   it('leaves manifest.csv, SHA256SUMS and state.json as they were when nothing changed', async () => {
     const { svc } = env;
     // The second sync may still record the index fingerprint; from then on nothing is rewritten.
-    await sync(svc, dest);
+    await sync(svc, ds.dest);
     const before = [fingerprint(manifest()), fingerprint(sums()), fingerprint(state())];
-    const { summary } = await sync(svc, dest);
+    const { summary } = await sync(svc, ds.dest);
     expect(summary.exitCode).toBe(0);
     expect(summary.bytesHashed).toBe(0);
     expect([fingerprint(manifest()), fingerprint(sums()), fingerprint(state())]).toEqual(before);
-    expect((await sha256sumCheck(dest)).code).toBe(0);
+    expect((await sha256sumCheck(ds.dest)).code).toBe(0);
   });
 
   it('brings back a removed file and a file swapped for a symlink in a plain sync', async () => {
     const { svc } = env;
-    const files = (await listFiles(path.join(dest, 'sets'))).filter((f) => !f.endsWith('set.json')).sort();
+    const files = (await listFiles(path.join(ds.dest, 'sets'))).filter((f) => !f.endsWith('set.json')).sort();
     const removed = `sets/${files[0]}`;
     const swapped = `sets/${files[1]}`;
-    const outside = path.join(path.dirname(dest), 'outside.bin');
-    await fs.copyFile(path.join(dest, swapped), outside);
-    await fs.rm(path.join(dest, removed));
-    await fs.rm(path.join(dest, swapped));
-    await fs.symlink(outside, path.join(dest, swapped));
+    const outside = path.join(path.dirname(ds.dest), 'outside.bin');
+    await fs.copyFile(path.join(ds.dest, swapped), outside);
+    await fs.rm(path.join(ds.dest, removed));
+    await fs.rm(path.join(ds.dest, swapped));
+    await fs.symlink(outside, path.join(ds.dest, swapped));
     const sumsBefore = fingerprint(sums());
 
-    const { summary } = await sync(svc, dest);
+    const { summary } = await sync(svc, ds.dest);
     expect(summary.exitCode).toBe(0);
     expect(summary.filesDownloaded).toBe(2);
-    expect(lstatSync(path.join(dest, removed)).isFile()).toBe(true);
-    expect(lstatSync(path.join(dest, swapped)).isFile()).toBe(true);
+    expect(lstatSync(path.join(ds.dest, removed)).isFile()).toBe(true);
+    expect(lstatSync(path.join(ds.dest, swapped)).isFile()).toBe(true);
     // Both files got new records (new mtimes), so the lists were rewritten, and still list every file.
     expect(fingerprint(sums())).not.toBe(sumsBefore);
     const sumText = await fs.readFile(sums(), 'utf8');
     expect(sumText.trim().split('\n')).toHaveLength(files.length);
-    expect((await sha256sumCheck(dest)).code).toBe(0);
-    const report = await verifyFolder(dest);
+    expect((await sha256sumCheck(ds.dest)).code).toBe(0);
+    const report = await verifyFolder(ds.dest);
     expect(report.ok).toBe(files.length);
     expect(report.missing).toEqual([]);
   });
 
   it('rewrites a manifest edited by hand', async () => {
     const { svc } = env;
-    await sync(svc, dest);
+    await sync(svc, ds.dest);
     const good = await fs.readFile(manifest(), 'utf8');
     await fs.writeFile(manifest(), good.replace(/\n[^\n]+\n$/, '\n'));
-    const { summary } = await sync(svc, dest);
+    const { summary } = await sync(svc, ds.dest);
     expect(summary.exitCode).toBe(0);
     expect(await fs.readFile(manifest(), 'utf8')).toBe(good);
   });

@@ -6,7 +6,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startReferenceService } from '../../src-service/index';
 import { runSync } from '../../src-main/sync/engine';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
@@ -49,6 +49,22 @@ export function useService(opts: Parameters<typeof startService>[0] = {}): { svc
   afterAll(async () => {
     await ctx.svc?.close();
     if (ctx.root) await fs.rm(ctx.root, { recursive: true, force: true });
+  });
+  return ctx;
+}
+
+/**
+ * A dataset folder (`<temp>/ds`) synced once from `env`'s service before the describe's tests
+ * (exit 0 asserted) and removed with its temp folder after them; `dest` is set once synced.
+ */
+export function useSyncedDataset(env: { svc: Service }, prefix: string): { dest: string } {
+  const ctx = { dest: '' };
+  beforeAll(async () => {
+    ctx.dest = path.join(await tempDir(prefix), 'ds');
+    expect((await sync(env.svc, ctx.dest)).summary.exitCode).toBe(0);
+  });
+  afterAll(async () => {
+    if (ctx.dest) await fs.rm(path.dirname(ctx.dest), { recursive: true, force: true });
   });
   return ctx;
 }

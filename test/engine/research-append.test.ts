@@ -8,12 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as croissantFile from '../../src-main/sync/croissant-file';
 import { LocalFolder } from '../../src-main/sync/destination/local-folder';
 import * as participantsFile from '../../src-main/sync/participants-file';
 import { ResumableSha256 } from '../../src-main/sync/table-hash';
-import { sync, tempDir, useService } from './helpers';
+import { sync, useService, useSyncedDataset } from './helpers';
 
 // Spies only (the real writers run): they tell whether a file was written whole.
 vi.mock('../../src-main/sync/participants-file', async (importOriginal) => {
@@ -29,19 +29,10 @@ const FILES = ['participants.csv', 'media.csv', 'croissant.json'] as const;
 
 describe('appended research files', () => {
   const env = useService({ sets: 4, fileSize: 1024, slots: 2 });
-  let dest: string;
-  const read = (name: string) => fs.readFile(path.join(dest, name), 'utf8');
+  const ds = useSyncedDataset(env, 'dsync-research-append-');
+  const read = (name: string) => fs.readFile(path.join(ds.dest, name), 'utf8');
   const readAll = async () => Object.fromEntries(await Promise.all(FILES.map(async (f) => [f, await read(f)] as const)));
   const research = async () => (JSON.parse(await read('.dataset-sync/state.json')) as { research: { croissantClosing: number } }).research;
-
-  beforeAll(async () => {
-    dest = path.join(await tempDir('dsync-research-append-'), 'ds');
-    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
-  });
-
-  afterAll(async () => {
-    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
-  });
 
   it('extends them by the new sets, and they equal a full rewrite', async () => {
     const { svc, collectionId } = env;
@@ -52,7 +43,7 @@ describe('appended research files', () => {
       vi.mocked(participantsFile.writeParticipantsCsv).mockClear();
       vi.mocked(croissantFile.writeCroissant).mockClear();
       const added = await svc.admin.addSets(collectionId, { count });
-      const appended = await sync(svc, dest);
+      const appended = await sync(svc, ds.dest);
       expect(appended.summary.exitCode).toBe(0);
       expect(appended.summary.filesDownloaded).toBe(count * 2);
       expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
@@ -66,13 +57,13 @@ describe('appended research files', () => {
       const croissant = JSON.parse(after['croissant.json']!) as { distribution: Array<{ contentUrl: string; sha256: string; contentSize: string }> };
       for (const set of added) for (const f of set.files) expect(croissant.distribution.filter((fo) => fo.contentUrl === `sets/${set.id}/${f.filename}`).map((fo) => fo.sha256)).toEqual([f.sha256]);
       for (const table of ['manifest.csv', 'participants.csv']) {
-        const bytes = await fs.readFile(path.join(dest, table));
+        const bytes = await fs.readFile(path.join(ds.dest, table));
         expect(croissant.distribution.filter((fo) => fo.contentUrl === table).map((fo) => [fo.sha256, fo.contentSize])).toEqual([[createHash('sha256').update(bytes).digest('hex'), `${bytes.length} B`]]);
       }
 
       // A full rewrite: the manifest's mtime no longer matches, so a no-op sync writes the index, media.csv and both research files whole.
-      await fs.utimes(path.join(dest, 'manifest.csv'), new Date(), new Date(Date.now() - 60_000));
-      const whole = await sync(svc, dest);
+      await fs.utimes(path.join(ds.dest, 'manifest.csv'), new Date(), new Date(Date.now() - 60_000));
+      const whole = await sync(svc, ds.dest);
       expect(whole.summary.exitCode).toBe(0);
       expect(participantsFile.writeParticipantsCsv).toHaveBeenCalledTimes(1);
       expect(croissantFile.writeCroissant).toHaveBeenCalledTimes(1);
@@ -82,31 +73,31 @@ describe('appended research files', () => {
   });
 
   it("says media.csv's counts as recorded with it while it is as written, without reading it", async () => {
-    const first = await sync(env.svc, dest);
+    const first = await sync(env.svc, ds.dest);
     expect(first.summary.exitCode).toBe(0);
     const { mediaProblems, mediaUnprobed } = first.summary;
     expect(mediaUnprobed).toBeGreaterThan(0); // no prober in these tests: every file is unprobed
-    const file = path.join(dest, 'media.csv');
-    const orig = path.join(path.dirname(dest), 'media.csv.orig');
+    const file = path.join(ds.dest, 'media.csv');
+    const orig = path.join(path.dirname(ds.dest), 'media.csv.orig');
     await fs.copyFile(file, orig);
     execFileSync('touch', ['-r', file, orig]); // the exact mtime, nanoseconds included
     const text = await fs.readFile(file, 'utf8');
     // Other words of the same size, the mtime put back: read, the file would count no unprobed file.
     await fs.writeFile(file, text.replaceAll('unprobed', 'unprobeX'));
     execFileSync('touch', ['-r', orig, file]);
-    const kept = await sync(env.svc, dest);
+    const kept = await sync(env.svc, ds.dest);
     expect(kept.summary.exitCode).toBe(0);
     expect([kept.summary.mediaProblems, kept.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
     await fs.copyFile(orig, file);
     execFileSync('touch', ['-r', orig, file]);
 
     // Counts in the state that are not whole numbers (a lying or hand-edited state.json) are not said: the file is counted.
-    const statePath = path.join(dest, '.dataset-sync/state.json');
+    const statePath = path.join(ds.dest, '.dataset-sync/state.json');
     const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { media: { problems: number; unprobed: number } };
     state.media.problems = 2.5;
     state.media.unprobed = 0.5;
     await fs.writeFile(statePath, JSON.stringify(state));
-    const counted = await sync(env.svc, dest);
+    const counted = await sync(env.svc, ds.dest);
     expect(counted.summary.exitCode).toBe(0);
     expect([counted.summary.mediaProblems, counted.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
   });
@@ -118,7 +109,7 @@ describe('appended research files', () => {
     const croissant = JSON.parse(await read('croissant.json')) as { distribution: Array<{ contentUrl: string; sha256: string }> };
     return TABLES.map((t) => croissant.distribution.find((fo) => fo.contentUrl === t)?.sha256);
   };
-  const hashesOfFiles = () => Promise.all(TABLES.map(async (t) => createHash('sha256').update(await fs.readFile(path.join(dest, t))).digest('hex')));
+  const hashesOfFiles = () => Promise.all(TABLES.map(async (t) => createHash('sha256').update(await fs.readFile(path.join(ds.dest, t))).digest('hex')));
   /** What the states recorded in state.json digest to (undefined: none, or one that does not load). */
   const recordedHashes = async () => {
     const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
@@ -131,7 +122,7 @@ describe('appended research files', () => {
     const reads = vi.spyOn(LocalFolder.prototype, 'read');
     try {
       await svc.admin.addSets(collectionId, { count });
-      const appended = await sync(svc, dest);
+      const appended = await sync(svc, ds.dest);
       expect(appended.summary.exitCode).toBe(0);
       expect(appended.summary.filesDownloaded).toBe(count * 2);
       expect(participantsFile.writeParticipantsCsv).not.toHaveBeenCalled();
@@ -142,14 +133,14 @@ describe('appended research files', () => {
   };
 
   it("continues the tables' hashes from the states recorded with them, reading neither table", async () => {
-    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
+    expect((await sync(env.svc, ds.dest)).summary.exitCode).toBe(0);
     expect(await recordedHashes()).toEqual(await hashesOfFiles());
     expect(await appendReadingTables(2)).toEqual([]);
     expect(await tableHashes()).toEqual(await hashesOfFiles());
   });
 
   it('hashes a table whole when the state recorded with it does not load', async () => {
-    const statePath = path.join(dest, '.dataset-sync/state.json');
+    const statePath = path.join(ds.dest, '.dataset-sync/state.json');
     const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { research: Record<string, unknown> };
     state.research.manifestHash = Buffer.from('not a hash state').toString('base64'); // refused by hash-wasm's load
     state.research.participantsHash = 5; // not a string: dropped where the state is read
@@ -163,41 +154,32 @@ describe('appended research files', () => {
 
 describe('the index files copied ahead, and their old versions kept until the next sync', () => {
   const env = useService({ sets: 3, fileSize: 1024, slots: 2 });
-  let dest: string;
+  const ds = useSyncedDataset(env, 'dsync-warm-copies-');
   const INDEX = ['manifest.csv', 'SHA256SUMS', 'participants.csv', 'media.csv', 'croissant.json'];
-  const stateFolder = (name: string) => fs.readdir(path.join(dest, '.dataset-sync', name));
-
-  beforeAll(async () => {
-    dest = path.join(await tempDir('dsync-warm-copies-'), 'ds');
-    expect((await sync(env.svc, dest)).summary.exitCode).toBe(0);
-  });
-
-  afterAll(async () => {
-    if (dest) await fs.rm(path.dirname(dest), { recursive: true, force: true });
-  });
+  const stateFolder = (name: string) => fs.readdir(path.join(ds.dest, '.dataset-sync', name));
 
   it('a sync that brings sets copies the five files during its disk check; a no-op copies none and removes the old versions', async () => {
     const warm = vi.spyOn(LocalFolder.prototype, 'warmExtensions');
     try {
-      const before = await Promise.all(INDEX.map(async (name) => (await fs.lstat(path.join(dest, name))).ino));
+      const before = await Promise.all(INDEX.map(async (name) => (await fs.lstat(path.join(ds.dest, name))).ino));
       // The first sync's sets are listed again by the next walk (the watermark's overlap): no copy.
-      expect((await sync(env.svc, dest)).summary.filesDownloaded).toBe(0);
+      expect((await sync(env.svc, ds.dest)).summary.filesDownloaded).toBe(0);
       expect(warm).not.toHaveBeenCalled();
       await env.svc.admin.addSets(env.collectionId, { count: 2 });
-      const appended = await sync(env.svc, dest);
+      const appended = await sync(env.svc, ds.dest);
       expect(appended.summary.exitCode).toBe(0);
       expect(appended.summary.filesDownloaded).toBe(4);
       expect(warm.mock.calls).toEqual([[INDEX]]);
       expect(await stateFolder('tmp')).toEqual([]);
       // Each file was replaced, and its old version (the same inode) is held until the next sync.
       const kept = await stateFolder('replaced');
-      const keptInodes = await Promise.all(kept.map(async (n) => (await fs.lstat(path.join(dest, '.dataset-sync', 'replaced', n))).ino));
+      const keptInodes = await Promise.all(kept.map(async (n) => (await fs.lstat(path.join(ds.dest, '.dataset-sync', 'replaced', n))).ino));
       expect(keptInodes.sort()).toEqual([...before].sort());
       warm.mockClear();
-      expect((await sync(env.svc, dest)).summary.filesDownloaded).toBe(0);
+      expect((await sync(env.svc, ds.dest)).summary.filesDownloaded).toBe(0);
       expect(warm).not.toHaveBeenCalled();
       expect(await stateFolder('replaced')).toEqual([]);
-      execFileSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: dest });
+      execFileSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: ds.dest });
     } finally {
       warm.mockRestore();
     }
