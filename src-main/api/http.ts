@@ -6,7 +6,7 @@ import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { check } from './answer';
 import { ApiError, type ApiErrorKind, type NetworkCause } from './errors';
-import { BodyTooLargeError, BodyTooSlowError, MAX_JSON_BYTES, MAX_JSON_DEPTH, nestedDeeperThan, readBody } from './json-body';
+import { BodyCollector, BodyTooLargeError, BodyTooSlowError, MAX_JSON_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from './json-body';
 import { createRedactor, redactJson, type Redactor } from './redact';
 import { isCertificateError } from './dispatcher';
 
@@ -145,6 +145,91 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
     return err?.name === 'AbortError' || err?.code === 'ABORT_ERR' || e instanceof undiciErrors.RequestAbortedError;
   };
 
+  /**
+   * Sends one request and gathers its answer (a 2xx body up to maxJsonBytes, else the first
+   * ERROR_BODY_BYTES) through a dispatch handler. Rejects with the ApiError the endpoint words:
+   * before the answer's head a network error, after it a body error; an error status whose body
+   * failed is still its status.
+   */
+  function answerOf(req: JsonRequest, label: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const signal = req.signal;
+      let controller: Dispatcher.DispatchController | undefined;
+      let status = 0;
+      let headers: Headers = {};
+      let body: BodyCollector | undefined;
+      /** An error of our own (the collector's, a cancel) that the resulting onResponseError passes on. */
+      let ownError: Error | undefined;
+      let settled = false;
+      const settle = (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        if (err === undefined) resolve({ status, headers, bytes: body?.bytes() ?? Buffer.alloc(0) });
+        else reject(err);
+      };
+      const abortWith = (reason: Error) => {
+        ownError ??= reason;
+        if (controller && !controller.aborted) controller.abort(reason);
+      };
+      const onAbort = () => abortWith(apiError('aborted', `${label}: cancelled`));
+      if (signal?.aborted) return settle(apiError('aborted', `${label}: cancelled`));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const ok = () => status >= 200 && status < 300;
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (ownError) c.abort(ownError);
+        },
+        onResponseStart(_c, statusCode, h) {
+          status = statusCode;
+          headers = h as Headers;
+          body = new BodyCollector(ok() ? { limit: maxJsonBytes, overflow: 'fail', windowMs: o.bodyTimeoutMs } : { limit: ERROR_BODY_BYTES, overflow: 'truncate', windowMs: o.bodyTimeoutMs });
+        },
+        onResponseData(c, chunk) {
+          try {
+            if (body!.add(chunk)) return;
+          } catch (e) {
+            abortWith(e as Error);
+            return;
+          }
+          // An error body read as far as it is read: the status decides, the rest is not wanted.
+          settle(undefined);
+          c.abort(apiError('aborted', `${label}: rest of the error body not read`));
+        },
+        onResponseEnd() {
+          settle(undefined);
+        },
+        onResponseError(_c, err) {
+          const e = ownError ?? err;
+          if (e instanceof ApiError) settle(e); // our own cancel
+          else if (body === undefined) settle(endpoint.networkError(e, label));
+          else if (!ok() && !isAbort(e)) settle(endpoint.statusError(status, headers, '', label)); // error bodies are advisory
+          else if (e instanceof BodyTooLargeError) settle(endpoint.malformed(label, e.message));
+          else settle(endpoint.bodyError(e, label));
+        },
+      };
+      const sendHeaders: Record<string, string> = { authorization: endpoint.authorization, accept: 'application/json' };
+      if (req.body !== undefined) sendHeaders['content-type'] = 'application/json';
+      try {
+        o.dispatcher.dispatch(
+          {
+            origin,
+            method: req.method,
+            path: req.path,
+            headers: sendHeaders,
+            body: req.body === undefined ? undefined : JSON.stringify(req.body),
+            headersTimeout: o.headersTimeoutMs,
+            bodyTimeout: o.bodyTimeoutMs,
+          },
+          handler,
+        );
+      } catch (e) {
+        settle(endpoint.networkError(e, label));
+      }
+    });
+  }
+
   const endpoint: HttpEndpoint = {
     origin,
     host,
@@ -163,43 +248,12 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
     async requestJson(req) {
       const label = endpoint.labelOf(req.method, req.path);
       requestCount++;
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await o.dispatcher.request({
-          origin,
-          method: req.method,
-          path: req.path,
-          headers: {
-            authorization: endpoint.authorization,
-            accept: 'application/json',
-            ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: req.body === undefined ? undefined : JSON.stringify(req.body),
-          signal: req.signal,
-          headersTimeout: o.headersTimeoutMs,
-          bodyTimeout: o.bodyTimeoutMs,
-        });
-      } catch (e) {
-        throw endpoint.networkError(e, label);
-      }
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      let bytes: Buffer;
-      try {
-        bytes = await readBody(res.body, {
-          limit: ok ? maxJsonBytes : ERROR_BODY_BYTES,
-          overflow: ok ? 'fail' : 'truncate',
-          windowMs: o.bodyTimeoutMs,
-        });
-      } catch (e) {
-        if (!ok && !isAbort(e)) throw endpoint.statusError(res.statusCode, res.headers, '', label); // error bodies are advisory
-        if (e instanceof BodyTooLargeError) throw endpoint.malformed(label, e.message);
-        throw endpoint.bodyError(e, label);
-      }
-      if (!ok) throw endpoint.statusError(res.statusCode, res.headers, bytes.toString('utf8'), label);
+      const { status, headers, bytes } = await answerOf(req, label);
+      if (status < 200 || status >= 300) throw endpoint.statusError(status, headers, bytes.toString('utf8'), label);
       if (bytes.length === 0) return undefined;
-      const type = firstHeader(res.headers, 'content-type') ?? '';
+      const type = firstHeader(headers, 'content-type') ?? '';
       if (!/\bjson\b/i.test(type)) {
-        throw apiError('malformed', `${label}: expected a JSON answer, got ${type ? `content type ${type.slice(0, 60)}` : 'no content type'}`, { status: res.statusCode });
+        throw apiError('malformed', `${label}: expected a JSON answer, got ${type ? `content type ${type.slice(0, 60)}` : 'no content type'}`, { status });
       }
       const text = bytes.toString('utf8');
       if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
@@ -209,7 +263,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw apiError('malformed', `${label}: the answer is not valid JSON`, { status: res.statusCode });
+        throw apiError('malformed', `${label}: the answer is not valid JSON`, { status });
       }
       return redactJson(parsed, redact);
     },

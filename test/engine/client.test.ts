@@ -188,6 +188,27 @@ describe('delivery client', () => {
     }
   });
 
+  it("an error answer's body is read up to 16 KiB: a huge error page fails by its status, without its text", async () => {
+    const { svc } = env;
+    const { apiKey } = mainCollection(svc);
+    const c = createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey });
+    try {
+      // A short error body names the server's words; a 256 KiB one is cut at 16 KiB, so its JSON no
+      // longer parses and only the status speaks (read whole, its "error" would be in the message).
+      await svc.admin.addFault({ path: '^/me$' }, { type: 'body', status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'down for upkeep' }) }, 1);
+      expect((await expectApiError(c.me(), 'server', apiKey)).message).toMatch(/HTTP 503.*down for upkeep/);
+      await svc.admin.addFault({ path: '^/me$' }, { type: 'body', status: 503, contentType: 'application/json', body: JSON.stringify({ error: `down ${'x'.repeat(256 * 1024)}` }) }, 1);
+      const e = await expectApiError(c.me(), 'server', apiKey);
+      expect(e.status).toBe(503);
+      expect(e.message).toMatch(/HTTP 503/);
+      expect(e.message).not.toContain('down x');
+      // The connection the cut body was on is not reused half-read: the next answer is whole.
+      expect((await c.me()).client.id).toBeGreaterThan(0);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('JSON answers are bounded: too large or too deeply nested is malformed, refused before parsing', async () => {
     const { svc } = env;
     const { apiKey, collectionId } = mainCollection(svc);
