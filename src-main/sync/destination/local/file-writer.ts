@@ -36,7 +36,11 @@ export interface PutRequest {
    * puts of one message share these lstat calls (the worker's putAll).
    */
   folders: readonly string[];
-  /** The target's folder is made when the rename finds it missing (a new set's folder, or one deleted mid-sync). */
+  /**
+   * The target's folder is made when missing (a new set's folder, or one deleted mid-sync): before
+   * the rename when the check of `folders` (the last one being the target's) found it missing,
+   * else when the rename does.
+   */
   makeFolder: boolean;
 }
 
@@ -92,17 +96,22 @@ function sendReplies() {
   replies = [];
   parentPort.postMessage(out);
 }
-function isLinked(dir) {
+// What lstat found at a folder: a real folder (or an error, judged by the rename), something
+// that is not a folder (a link), or nothing yet.
+const REAL = 0;
+const LINKED = 1;
+const MISSING = 2;
+function folderState(dir) {
   let st;
-  try { st = fs.lstatSync(dir, { throwIfNoEntry: false }); } catch { return false; }
-  return st !== undefined && !st.isDirectory();
+  try { st = fs.lstatSync(dir, { throwIfNoEntry: false }); } catch { return REAL; }
+  return st === undefined ? MISSING : st.isDirectory() ? REAL : LINKED;
 }
 // The first of dirs that is not a real folder; each folder is looked at once per map seen.
 function linkedFolder(dirs, seen) {
   for (const dir of dirs) {
-    let linked = seen.get(dir);
-    if (linked === undefined) seen.set(dir, (linked = isLinked(dir)));
-    if (linked) return dir;
+    let state = seen.get(dir);
+    if (state === undefined) seen.set(dir, (state = folderState(dir)));
+    if (state === LINKED) return dir;
   }
   return null;
 }
@@ -119,7 +128,7 @@ function putAll(puts) {
     const linked = linkedFolder(m.folders, before);
     if (linked !== null) reply({ id: m.id, linked, when: 'before' });
     else {
-      const r = write(m);
+      const r = write(m, before);
       if (r.error !== undefined) reply(r);
       else written.push([m.folders, r]);
     }
@@ -130,7 +139,8 @@ function putAll(puts) {
     reply(linked === null ? r : { id: r.id, linked, when: 'after' });
   }
 }
-function write(m) {
+// \`before\`: what the checks before the rename found at each folder of the batch.
+function write(m, before) {
   let fd;
   try {
     fd = fs.openSync(m.tmp, 'wx', m.mode === null ? 0o644 : m.mode);
@@ -141,11 +151,19 @@ function write(m) {
     fs.closeSync(fd);
     fd = undefined;
     let madeFolder = false;
+    // The target's folder was found missing just before (a new set's set.json): made first, not
+    // after a rename that fails on it (a thrown error with its stack per new set, 10,000 at a
+    // first sync of 10,000 sets). A folder removed since is still made by the retry below.
+    const folder = m.folders[m.folders.length - 1];
+    if (m.makeFolder && folder !== undefined && before.get(folder) === MISSING && path.dirname(m.target) === folder) {
+      madeFolder = fs.mkdirSync(folder, { recursive: true }) !== undefined;
+      before.set(folder, REAL);
+    }
     try {
       fs.renameSync(m.tmp, m.target);
     } catch (e) {
       if (e.code !== 'ENOENT' || !m.makeFolder) throw e;
-      madeFolder = fs.mkdirSync(path.dirname(m.target), { recursive: true }) !== undefined;
+      madeFolder = fs.mkdirSync(path.dirname(m.target), { recursive: true }) !== undefined || madeFolder;
       fs.renameSync(m.tmp, m.target);
     }
     return { id: m.id, size: st.size, mtimeMs: st.mtimeMs, madeFolder };
