@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { check } from './answer';
 import { ApiError, type ApiErrorKind, type NetworkCause } from './errors';
 import { BodyCollector, BodyTooLargeError, BodyTooSlowError, MAX_JSON_BYTES, MAX_JSON_DEPTH, nestedDeeperThan } from './json-body';
-import { createRedactor, redactJson, type Redactor } from './redact';
+import { createAnswerRedactor, createRedactor, type Redactor } from './redact';
 import { isCertificateError } from './dispatcher';
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -131,6 +131,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
   const { origin, host } = base;
   const basePath = base.pathname.replace(/\/$/, '');
   const redact = createRedactor(o.apiKey);
+  const redactAnswer = createAnswerRedactor(o.apiKey, redact);
   const prefix = o.messagePrefix ?? '';
   const maxJsonBytes = o.maxJsonBytes ?? MAX_JSON_BYTES;
   let requestCount = 0;
@@ -265,7 +266,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
       } catch {
         throw apiError('malformed', `${label}: the answer is not valid JSON`, { status });
       }
-      return redactJson(parsed, redact);
+      return redactAnswer(text, parsed);
     },
 
     parse(schema, value, label, root = '') {

@@ -90,8 +90,33 @@ export function redactJson<T>(value: T, redact: Redactor): T {
   return value;
 }
 
-/** Header values (a response's headers object) with each value redacted. */
+/** True when the text holds a character JSON writes escaped (the quote, the backslash, controls) or may (`/`). */
+const holdsJsonEscaped = (text: string): boolean => [...text].some((ch) => ch < ' ' || ch === '"' || ch === '\\' || ch === '/');
+
+/**
+ * Redacts a JSON answer's parsed value (redactJson), judged first on the text it was parsed from.
+ * A string of the value holds the text's characters verbatim except where the text escapes them;
+ * an escape can spell a character of the secret only as `\u` (or as any escape when the secret
+ * holds a character JSON escapes). So when the text has no such escape and redacting it changes
+ * nothing, no string of the value (object keys included) holds a run of the key, and the walk is
+ * skipped: one regular-expression scan of the answer instead of one per string. A first sync of
+ * 10,000 sets redacted about 500,000 strings one by one (issue 21: per-request CPU).
+ */
+export function createAnswerRedactor(apiKey: string, redact: Redactor): <T>(text: string, parsed: T) => T {
+  const hiding = holdsJsonEscaped(secretPartOf(apiKey)) ? /\\/ : /\\u/;
+  return (text, parsed) => (!hiding.test(text) && redact(text) === text ? parsed : redactJson(parsed, redact));
+}
+
+/** Header values (a response's headers object) with each value redacted; the object itself when nothing in it needs redacting (every file's answer). */
 export function redactHeaders<H extends Record<string, string | string[] | undefined>>(headers: H, redact: Redactor): H {
+  for (const name in headers) {
+    const v = headers[name];
+    if (redact(name) !== name || (typeof v === 'string' ? redact(v) !== v : Array.isArray(v) && v.some((x) => redact(x) !== x))) return redactedCopy(headers, redact);
+  }
+  return headers;
+}
+
+function redactedCopy<H extends Record<string, string | string[] | undefined>>(headers: H, redact: Redactor): H {
   const out: Record<string, string | string[] | undefined> = {};
   for (const [name, v] of Object.entries(headers)) out[redact(name)] = Array.isArray(v) ? v.map(redact) : v === undefined ? v : redact(v);
   return out as H;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryClient, type DeliveryClient } from '../../src-main/api/delivery-client';
 import { isApiError } from '../../src-main/api/errors';
-import { createRedactor, REDACTED, redactedRunLength, redactJson, secretPartOf } from '../../src-main/api/redact';
+import { createAnswerRedactor, createRedactor, REDACTED, redactedRunLength, redactJson, secretPartOf } from '../../src-main/api/redact';
 import { createRecruiterClient, type RecruiterClient } from '../../src-main/api/recruiter-client';
 import { readHistory } from '../../src-main/sync/state/history';
 import { mainCollection, runCli, servedSets, tempDir, useService } from '../engine/helpers';
@@ -79,6 +79,15 @@ describe('redactor', () => {
     expect(out.error).toBe(`bad key dsk_live_${REDACTED}`);
     expect(Object.getPrototypeOf(out[REDACTED])).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out[REDACTED], '__proto__')?.value).toBe(`x ${REDACTED}`);
+  });
+
+  it('an answer is walked when its text may hide a run: a secret with a slash, written `\\/` in JSON', () => {
+    const slashKey = 'sk_Ab3x/Y9Qr/7LmK/p8Zt/Wq2e/R5ty'; // every run of 8 holds a slash
+    const slashSecret = secretPartOf(slashKey);
+    const text = JSON.stringify({ note: `echo ${slashSecret}` }).replaceAll('/', '\\/');
+    expect(text).not.toContain(slashSecret);
+    const out = createAnswerRedactor(slashKey, createRedactor(slashKey))(text, JSON.parse(text) as { note: string });
+    expect(out.note).toBe(`echo ${REDACTED}`);
   });
 
   it('a key shorter than a run is redacted whole', () => {
@@ -163,6 +172,30 @@ describe('a server that echoes the Authorization header', () => {
         { what: 'file', match: { path: '^/files/' }, call: headsOf },
       ];
       await expectNoLeakUnderEcho(cases, [200, 400, 401, 403, 404, 422, 429, 500, 503], apiKey);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('an answer that spells the key in JSON escapes is redacted as one that writes it out', async () => {
+    // The client judges an answer's text once and walks its strings only when the text may hide a
+    // run of the key: written as \\u escapes it must still be found, in a value and in a field name.
+    const { svc, collectionId } = env;
+    const { apiKey } = mainCollection(svc);
+    const c: DeliveryClient = createDeliveryClient({ baseUrl: svc.deliveryBaseUrl, apiKey });
+    try {
+      const set = (await c.listSets(collectionId, { perPage: 1 })).sets[0]!;
+      const ref = set.participants.find((p) => p.consent)!.consent!;
+      const escaped = (text: string) => [...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      const real = JSON.parse(await (await fetch(ref.url, { headers: { authorization: `Bearer ${apiKey}` } })).text()) as { consent: Record<string, unknown> };
+      const body = JSON.stringify({ consent: { ...real.consent, release_text: 'KEY', extra: { FIELD: 1 } } })
+        .replace('KEY', `echo \\"${escaped(apiKey)}\\"`)
+        .replace('FIELD', escaped(secretPartOf(apiKey).slice(4, 20)));
+      expect(body).not.toContain(secretPartOf(apiKey).slice(0, 12));
+      await svc.admin.addFault({ path: '^/consents/' }, { type: 'body', status: 200, contentType: 'application/json', body }, 1);
+      const seen = JSON.stringify(await c.getConsent(ref.url));
+      expect(keyLeaksIn(seen, apiKey)).toEqual([]);
+      expect(seen).toContain(`echo \\"dsk_live_${REDACTED}\\"`);
     } finally {
       await c.close();
     }
