@@ -280,7 +280,9 @@ describe('delivery client', () => {
     const { svc } = env;
     const { apiKey } = mainCollection(svc);
     let sawAuth = false;
+    const seenPaths: string[] = [];
     const other = http.createServer((req, res) => {
+      seenPaths.push(req.url!);
       if (req.headers.authorization) sawAuth = true;
       res.end('{}');
     });
@@ -290,7 +292,27 @@ describe('delivery client', () => {
     try {
       await expectApiError(c.getConsent(`http://127.0.0.1:${port}/consents/1`), 'malformed', apiKey);
       await expectApiError(c.streamFile(`http://127.0.0.1:${port}/files/1`, {}, () => null), 'malformed', apiKey);
+      // The service's origin followed by `@` is userinfo before another host, not the service.
+      const serviceOrigin = new URL(svc.deliveryBaseUrl).origin;
+      await expectApiError(c.getConsent(`${serviceOrigin}@127.0.0.1:${port}/consents/1`), 'malformed', apiKey);
       expect(sawAuth).toBe(false);
+      // A same-origin URL that is not in its plain form goes out as URL resolves it (dot segments
+      // removed, an empty query dropped); a plain one as it is. `other` is the service here.
+      const onOther = createDeliveryClient({ baseUrl: `http://127.0.0.1:${port}/api/v1/partner`, apiKey });
+      try {
+        const base = `http://127.0.0.1:${port}/api/v1/partner`;
+        for (const [given, sent] of [
+          [`${base}/x/../consents/7`, '/api/v1/partner/consents/7'],
+          [`${base}/./consents/7?`, '/api/v1/partner/consents/7'],
+          [`${base}/consents/7?v=a%20b&w=1`, '/api/v1/partner/consents/7?v=a%20b&w=1'],
+          [`${base}/consents/7?v=a b`, '/api/v1/partner/consents/7?v=a%20b'],
+        ]) {
+          await onOther.getConsent(given!).catch(() => undefined);
+          expect(seenPaths.pop(), given).toBe(sent);
+        }
+      } finally {
+        await onOther.close();
+      }
     } finally {
       await c.close();
       other.close();
