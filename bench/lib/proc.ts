@@ -131,3 +131,17 @@ export async function processCpuSeconds(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, fields 14 and 15 of the line
 }
+
+/**
+ * Seconds of this machine's CPUs, all of them together, that the hypervisor gave to other guests
+ * so far (the steal column of the `cpu` line of /proc/stat, in USER_HZ ticks as above); NaN where
+ * there is no such line. On a shared VM it swung a 10,000-set first sync from 25 s to 64 s within
+ * an hour (bench/NOTES.md, 2026-12-03), so each scale run shows what it lost to it.
+ */
+export async function machineStealSeconds(): Promise<number> {
+  const stat = await fs.readFile('/proc/stat', 'utf8').catch(() => null);
+  const cpu = stat?.split('\n').find((line) => line.startsWith('cpu '));
+  if (cpu === undefined) return NaN;
+  // cpu user nice system idle iowait irq softirq steal ...
+  return Number(cpu.trim().split(/\s+/)[8]) / 100;
+}

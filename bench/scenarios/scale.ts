@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
 import { runOurs, type OursOptions, type OursRun } from '../lib/peers';
-import { flushDisk, processCpuSeconds, runGroup, runProc, settleFileSystem } from '../lib/proc';
+import { flushDisk, machineStealSeconds, processCpuSeconds, runGroup, runProc, settleFileSystem } from '../lib/proc';
 import { nextProbeDir, probeFileCreation, removeProbes, waitForQuietFileSystem, type CreationCost } from '../lib/creation-probe';
 import { REPO_ROOT, startBenchService, type BenchService } from '../lib/service';
 import { fmt, median } from '../lib/stats';
@@ -237,12 +237,14 @@ async function sizeOf(file: string): Promise<number> {
 /**
  * Runs `run` and adds the reference service's CPU seconds meanwhile: on these 2-core machines the
  * wall time of a first sync follows the CPU of both processes (bench/NOTES.md, "Wall time follows
- * CPU"), so each tool's run is shown with what it cost the service too.
+ * CPU"), so each tool's run is shown with what it cost the service too; and the machine's steal
+ * time meanwhile (machineStealSeconds), which a run on a shared VM loses besides.
  */
-async function withServiceCpu<T extends object>(svc: BenchService, run: () => Promise<T>): Promise<T & { serviceCpuS: number }> {
+async function withServiceCpu<T extends object>(svc: BenchService, run: () => Promise<T>): Promise<T & { serviceCpuS: number; stealS: number }> {
   const before = await processCpuSeconds(svc.pid);
+  const stealBefore = await machineStealSeconds();
   const result = await run();
-  return Object.assign(result, { serviceCpuS: (await processCpuSeconds(svc.pid)) - before });
+  return Object.assign(result, { serviceCpuS: (await processCpuSeconds(svc.pid)) - before, stealS: (await machineStealSeconds()) - stealBefore });
 }
 
 export async function scenarioScale(ctx: BenchContext): Promise<Section> {
@@ -294,8 +296,8 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     // ours first in even ones: whatever the machine does over the scenario (the disk slower after
     // each tool's copy, another tenant's load) falls on both alike, and each round's ratio is
     // judged between runs minutes apart at most. The rounds' last copy of ours is synced on below.
-    const curlRuns: Array<Awaited<ReturnType<typeof runCurls>> & { serviceCpuS: number }> = [];
-    const firsts: Array<ScaleRun & { serviceCpuS: number }> = [];
+    const curlRuns: Array<Awaited<ReturnType<typeof runCurls>> & { serviceCpuS: number; stealS: number }> = [];
+    const firsts: Array<ScaleRun & { serviceCpuS: number; stealS: number }> = [];
     let dest = '';
     const curlsRound = async (round: number) => {
       const curlDest = await copies.next();
@@ -430,6 +432,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         ],
       ),
       '',
+      `The hypervisor's steal time during each run, both vCPUs together (/proc/stat), in s: ${firsts.map((f, i) => `the curls (round ${i + 1}) ${fmt(curlRuns[i]!.stealS, 1)}, ours (round ${i + 1}) ${fmt(f.stealS, 1)}`).join(', ')}, the curls with the consents ${fmt(curlBoth.stealS, 1)}, the bare Node client ${fmt(nodeFloor.stealS, 1)}, the contract's floor ${fmt(contractFloor.stealS, 1)}.`,
       `File creation on this disk (bench/lib/creation-probe.ts: ${PROBE_NOTE}), in us a file, wall (system): ${creation.map((c) => `before ${c.tool} ${fmt(c.cost.usPerFile, 0)} (${fmt(c.cost.sysUsPerFile, 0)})`).join(', ')}. At the start the bench ${quiet.settled ? 'found it steady' : 'gave up waiting for it to be steady'} after ${fmt(quiet.waitedMs / 1000, 0)} s (probes every 30 s: ${quiet.probes.map((p) => fmt(p, 0)).join(', ')} us). Our median first sync's CPU: ${fmt((first.run.cpuS ?? NaN) - (first.run.sysS ?? NaN), 1)} s user, ${fmt(first.run.sysS, 1)} s system.`,
       `Our median first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(first.run.wallMs / 1000, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the last first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB. After the last +10 run, \`.dataset-sync/replaced\` held ${fmt(replacedBytes / 1e6, 1)} MB: the old versions of the files it extended, deleted by the next sync (so each no-op after the first deletes what the +10 run before it kept, and its time includes that).`,
