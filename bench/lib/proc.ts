@@ -135,7 +135,7 @@ export async function processCpuSeconds(pid: number): Promise<number> {
 /**
  * Seconds of this machine's CPUs, all of them together, that the hypervisor gave to other guests
  * so far (the steal column of the `cpu` line of /proc/stat, in USER_HZ ticks as above); NaN where
- * there is no such line. On a shared VM it swung a 10,000-set first sync from 25 s to 64 s within
+ * there is no such line. On a shared VM it swung a 10,000-set first sync between 25 s and 64 s within
  * an hour (bench/NOTES.md, 2026-12-03), so each scale run shows what it lost to it.
  */
 export async function machineStealSeconds(): Promise<number> {
