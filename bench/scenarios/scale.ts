@@ -234,13 +234,19 @@ async function sizeOf(file: string): Promise<number> {
   return fs.stat(file).then((s) => s.size).catch(() => NaN);
 }
 
+/** What a timed run shared the machine with: the service's CPU seconds and the hypervisor's steal meanwhile. */
+interface MachineShare {
+  serviceCpuS: number;
+  stealS: number;
+}
+
 /**
  * Runs `run` and adds the reference service's CPU seconds meanwhile: on these 2-core machines the
  * wall time of a first sync follows the CPU of both processes (bench/NOTES.md, "Wall time follows
  * CPU"), so each tool's run is shown with what it cost the service too; and the machine's steal
  * time meanwhile (machineStealSeconds), which a run on a shared VM loses besides.
  */
-async function withServiceCpu<T extends object>(svc: BenchService, run: () => Promise<T>): Promise<T & { serviceCpuS: number; stealS: number }> {
+async function withMachineShare<T extends object>(svc: BenchService, run: () => Promise<T>): Promise<T & MachineShare> {
   const before = await processCpuSeconds(svc.pid);
   const stealBefore = await machineStealSeconds();
   const result = await run();
@@ -281,14 +287,14 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     };
     const curlBothDest = await copies.next();
     const settledBy = await settle('the curls with the consents');
-    const curlBoth = await withServiceCpu(svc, () => runCurls(ctx, configs.withConsents, curlBothDest, 'files and consents'));
+    const curlBoth = await withMachineShare(svc, () => runCurls(ctx, configs.withConsents, curlBothDest, 'files and consents'));
     const nodeFloorDest = await copies.next();
     await settle('the bare Node client');
-    const nodeFloor = await withServiceCpu(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, nodeFloorDest));
+    const nodeFloor = await withMachineShare(svc, () => runFloor(ctx, 'bare Node client, files and consents', NODE_FLOOR, configs.withConsents, nodeFloorDest));
     const contractFloorDest = await copies.next();
     await settle("the contract's floor");
     const floorEnv = { ...process.env, DATASET_SYNC_API_KEY: svc.apiKey };
-    const contractFloor = await withServiceCpu(svc, () =>
+    const contractFloor = await withMachineShare(svc, () =>
       runFloor(ctx, 'contract floor', CONTRACT_FLOOR, [svc.deliveryBaseUrl, String(svc.collectionId), contractFloorDest], contractFloorDest, floorEnv),
     );
 
@@ -296,19 +302,19 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     // ours first in even ones: whatever the machine does over the scenario (the disk slower after
     // each tool's copy, another tenant's load) falls on both alike, and each round's ratio is
     // judged between runs minutes apart at most. The rounds' last copy of ours is synced on below.
-    const curlRuns: Array<Awaited<ReturnType<typeof runCurls>> & { serviceCpuS: number; stealS: number }> = [];
-    const firsts: Array<ScaleRun & { serviceCpuS: number; stealS: number }> = [];
+    const curlRuns: Array<Awaited<ReturnType<typeof runCurls>> & MachineShare> = [];
+    const firsts: Array<ScaleRun & MachineShare> = [];
     let dest = '';
     const curlsRound = async (round: number) => {
       const curlDest = await copies.next();
       await settle(`the curls (round ${round})`);
-      curlRuns.push(await withServiceCpu(svc, () => runCurls(ctx, configs.files, curlDest, 'files')));
+      curlRuns.push(await withMachineShare(svc, () => runCurls(ctx, configs.files, curlDest, 'files')));
     };
     const oursRound = async (round: number) => {
       dest = await copies.next();
       await svc.resetStats();
       await settle(`ours (round ${round})`);
-      const run = await withServiceCpu(svc, () => oursWithStall(ctx, svc, dest));
+      const run = await withMachineShare(svc, () => oursWithStall(ctx, svc, dest));
       run.requests = (await svc.stats()).requests;
       ctx.log(`  ours first sync: ${fmt(run.run.wallMs / 1000, 1)} s (end of the sync ${fmt((run.run.endOfSyncMs ?? NaN) / 1000, 1)} s), peak RSS ${fmt((run.run.maxRssKb ?? NaN) / 1024, 0)} MB, stall ${fmt(run.stall?.maxMs, 0)} ms${run.run.ok ? '' : ` FAILED ${run.run.note ?? ''}`}`);
       if (!run.run.ok) throw new Error(`first sync failed: ${run.run.note ?? ''}`);
