@@ -18,7 +18,7 @@ import type { RunContext } from './run-context';
 import { EscapeError, type LocalBytes } from './destination/destination';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { COMMITTING_BYTES_MAX, transferCost, type SyncPools } from './sync-pools';
-import { FileFailedError, FolderEscapeError, transferFile } from './transfer';
+import { FileFailedError, FolderEscapeError, transferFile, type TransferJob } from './transfer';
 import { fileInSubset, setInSubset } from './subset';
 import { withdrawFile, withdrawSet } from './withdraw';
 
@@ -303,6 +303,59 @@ interface TransferSlot {
   committing: { bytes: number };
 }
 
+/**
+ * One download's TransferJob: the file's facts and its two hooks as methods, one object per file
+ * instead of two closures and a TransferContext literal per file (the run's context is the
+ * TransferContext).
+ */
+class FileDownload implements TransferJob {
+  readonly fileId: number;
+  readonly url: string;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  readonly resumeKey: string;
+  readonly keepLocal: boolean;
+  /** Bytes counted in slot.committing while this download commits without its slot. */
+  committing = 0;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly setId: number,
+    file: FileRecord,
+    readonly relPath: string,
+    private readonly slot: TransferSlot,
+  ) {
+    this.fileId = file.id;
+    this.url = file.url;
+    this.sizeBytes = file.size_bytes;
+    this.sha256 = file.sha256;
+    this.resumeKey = resumeKeyOf(setId, file.id, file.sha256);
+    this.keepLocal = ctx.media?.wantsLocalBytes === true;
+  }
+
+  /**
+   * The next request goes out while this file is written (the service works while we write), instead
+   * of after the file writer's answer: a slot held through the commit made requests leave in bursts.
+   */
+  committingLocally(): void {
+    const slot = this.slot;
+    if (slot.committing.bytes + this.sizeBytes > COMMITTING_BYTES_MAX) return;
+    this.committing = this.sizeBytes;
+    slot.committing.bytes += this.committing;
+    slot.release();
+  }
+
+  onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void {
+    this.ctx.emit({ type: 'file', setId: this.setId, fileId: this.fileId, path: this.relPath, sizeBytes: this.sizeBytes, state: 'retrying', attempt, reason, code, bytesDone });
+  }
+
+  /** Gives back what committingLocally counted. */
+  committed(): void {
+    this.slot.committing.bytes -= this.committing;
+    this.committing = 0;
+  }
+}
+
 async function downloadTask(
   ctx: RunContext,
   sp: SetProgress,
@@ -316,16 +369,7 @@ async function downloadTask(
   const acc = ctx.accounting;
   /** A bucket's verified bytes kept for the media check: handed to it, else released here. */
   let local: LocalBytes | undefined;
-  /** Bytes counted in slot.committing while this download commits without its slot. */
-  let committing = 0;
-  // The next request goes out while this file is written (the service works while we write), instead
-  // of after the file writer's answer: a slot held through the commit made requests leave in bursts.
-  const committingLocally = () => {
-    if (slot.committing.bytes + file.size_bytes > COMMITTING_BYTES_MAX) return;
-    committing = file.size_bytes;
-    slot.committing.bytes += committing;
-    slot.release();
-  };
+  let download: FileDownload | undefined;
   try {
     if (ctx.signal.aborted) return;
     if (!(await folderReady)) {
@@ -343,29 +387,8 @@ async function downloadTask(
       acc.bytesDone += file.size_bytes;
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
-      ({ stamp, local } = await transferFile(
-        {
-          fileId: file.id,
-          url: file.url,
-          sizeBytes: file.size_bytes,
-          sha256: file.sha256,
-          relPath: rel,
-          resumeKey: resumeKeyOf(set.id, file.id, file.sha256),
-          keepLocal: ctx.media?.wantsLocalBytes === true,
-        },
-        {
-          dest: ctx.dest,
-          client: ctx.client,
-          policy: ctx.policy,
-          signal: ctx.signal,
-          accounting: acc,
-          hashWorkers: ctx.hashWorkers,
-          stallMs: ctx.stallMs,
-          committingLocally,
-          onRetry: (attempt, reason, bytesDone, code) =>
-            ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'retrying', attempt, reason, code, bytesDone }),
-        },
-      ));
+      download = new FileDownload(ctx, set.id, file, rel, slot);
+      ({ stamp, local } = await transferFile(download, ctx));
       acc.filesDownloaded++;
     }
     sp.local.files[rel] = downloadedEntry(set, file, refs, stamp, isoTime(ctx.clock.now()));
@@ -384,7 +407,7 @@ async function downloadTask(
     const reason = e instanceof FileFailedError || isApiError(e) ? (e as Error).message : `unexpected error: ${(e as Error)?.message ?? String(e)}`;
     fileFailed(ctx, sp, file, rel, reason, failureCode(e));
   } finally {
-    slot.committing.bytes -= committing;
+    download?.committed();
     void local?.release();
     stepDone(ctx, sp);
   }

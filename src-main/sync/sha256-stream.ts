@@ -19,6 +19,8 @@ export interface Sha256Stream {
   drained(): Promise<void>;
   /** The hex digest of everything passed to update. */
   digest(): Promise<string>;
+  /** The digest at once when no thread must be waited for (a small file's, hashed here), else undefined: saves a promise per file. */
+  digestNow(): string | undefined;
   /** Frees the stream without a digest (a failed attempt). Safe to call after digest. */
   discard(): void;
 }
@@ -49,6 +51,9 @@ class LocalSha256 implements Sha256Stream {
   }
   digest(): Promise<string> {
     return Promise.resolve(this.hash.digest('hex'));
+  }
+  digestNow(): string {
+    return this.hash.digest('hex');
   }
   discard(): void {}
 }
@@ -270,6 +275,10 @@ class WorkerSha256 implements Sha256Stream {
       };
       this.worker.post({ op: 'digest', id: this.id });
     });
+  }
+
+  digestNow(): undefined {
+    return undefined;
   }
 
   discard(): void {

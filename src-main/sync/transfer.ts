@@ -10,7 +10,7 @@
 // followed) and its stamp comes back from commit, so finishing a file costs no stat. A small body
 // that starts at byte 0 (most files of a first sync of short clips) skips that machinery: it is
 // received whole and written with one upload write (WholeBodySink).
-import type { BodyFlow, DeliveryClient, FileBodySink } from '../api/delivery-client';
+import type { BodyFlow, DeliveryClient, FileBodySink, FileResponseHead } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
@@ -33,6 +33,13 @@ export interface TransferJob {
   resumeKey: string;
   /** Keep the verified bytes on this machine after commit (a bucket; Upload.commit's keepLocal): the media check probes them. */
   keepLocal?: boolean;
+  /**
+   * Called once the bytes are verified, just before a commit that only writes to this machine's
+   * disk (Upload.commitsLocally): the network is done with this file (set-plan.ts lets the next
+   * download start).
+   */
+  committingLocally?(): void;
+  onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void;
 }
 
 /** A committed file: the stamp to record, and (keepLocal, a bucket) its verified bytes, which the caller must release. */
@@ -41,6 +48,7 @@ export interface Transferred {
   local?: LocalBytes;
 }
 
+/** What every transfer of a sync shares (one object per sync; what is the file's own is in its TransferJob). */
 export interface TransferContext {
   /** Where the file goes: an upload per attempt, committed once the hash matched. */
   dest: Destination;
@@ -53,13 +61,6 @@ export interface TransferContext {
   hashWorkers: number;
   /** The stall window (tuning.stallTimeoutMs): a body slower than MIN_BYTES_PER_SECOND over it is aborted. Default 30 s. */
   stallMs?: number;
-  /**
-   * Called once the bytes are verified, just before a commit that only writes to this machine's
-   * disk (Upload.commitsLocally): the network is done with this file (set-plan.ts lets the next
-   * download start).
-   */
-  committingLocally?(): void;
-  onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void;
 }
 
 /** A body slower than MIN_BYTES_PER_SECOND over the stall window: retried like a stall, but never counted as progress. */
@@ -398,34 +399,26 @@ class WholeBodySink extends CountedBody implements BodyReceiver {
   }
 }
 
-/** Streams one response body into the part file at `position`; the outcome once every byte is on disk. */
-async function streamToPart(
-  upload: Upload,
-  job: TransferJob,
-  start: number,
-  hashFor: (status: number, headers: Record<string, string | string[] | undefined>) => { hash: Sha256Stream; before?: Promise<void> } | null,
-  active: ActiveTransfer,
-  ctx: TransferContext,
-  spent: { bytes: number },
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; outcome?: StreamOutcome }> {
+/** What one request brought: its answer's status and headers, and the body's outcome when a body was taken. */
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  outcome?: StreamOutcome;
+}
+
+/** Streams one response body into the upload at `start` (or 0 when the answer is the whole file); the outcome once every byte is written. */
+async function streamToPart(upload: Upload, tries: FileTries, start: number): Promise<Reply> {
+  const { job, ctx } = tries;
   let sink: BodyReceiver | undefined;
   let head: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
   let streamError: unknown;
-  const windowMs = ctx.stallMs ?? 30_000;
   try {
-    await ctx.client.streamFile(job.url, { start, ifRange: `"${job.sha256}"`, signal: ctx.signal }, (h, flow) => {
+    // If-Range only goes with a Range (start > 0): no string of it per first request.
+    const ifRange = start > 0 ? `"${job.sha256}"` : undefined;
+    await ctx.client.streamFile(job.url, { start, ifRange, signal: ctx.signal }, (h, flow) => {
       head = h;
-      const use = hashFor(h.status, h.headers);
-      if (use === null) return null;
-      const position = h.status === 206 ? start : 0;
-      if (position === 0 && job.sizeBytes <= WHOLE_BODY_MAX_BYTES) {
-        sink = new WholeBodySink(windowMs, upload, job.sizeBytes, use.hash, active, ctx, flow, job.relPath, use.before, spent);
-        return sink;
-      }
-      const part = new PartSink(position, upload, job.sizeBytes - position, use.hash, active, ctx, flow, job.relPath, use.before, spent);
-      part.startWatchdog(windowMs);
-      sink = part;
-      return part;
+      sink = tries.receiverFor(upload, start, h, flow) ?? undefined;
+      return sink ?? null;
     });
   } catch (e) {
     streamError = e;
@@ -443,34 +436,107 @@ async function streamToPart(
 
 /** Downloads and verifies one file; resolves with the committed object's stamp (a folder: its mtime). */
 export async function transferFile(job: TransferJob, ctx: TransferContext): Promise<Transferred> {
-  const label = `file ${job.relPath}`;
   const active = newActiveTransfer(job.fileId, job.relPath, job.sizeBytes);
   ctx.accounting.active.add(active);
   try {
-    return await transferLoop(job, ctx, active, label);
+    return await transferLoop(new FileTries(job, ctx, active));
   } finally {
     ctx.accounting.transferEnded(active, !ctx.signal.aborted);
   }
 }
 
-async function transferLoop(job: TransferJob, ctx: TransferContext, active: ActiveTransfer, label: string): Promise<Transferred> {
-  let attempt = 0;
-  let mismatches = 0;
-  const spent = { bytes: 0 };
-  const byteBudget = BYTE_BUDGET_FACTOR * job.sizeBytes;
-  // `err` names the failure when there is one; the answers that did not fit (ended early, a 416,
-  // a Content-Range for other bytes) are the connection's.
-  const retryLater = async (reason: string, err: unknown) => {
-    attempt++;
-    const code = err === undefined ? 'connection' : failureCode(err);
-    if (attempt >= ctx.policy.maxAttempts) throw new FileFailedError(`${reason} (gave up after ${attempt} attempts)`, code);
-    if (spent.bytes > byteBudget) {
-      throw new FileFailedError(`${reason} (gave up: ${spent.bytes} bytes received for a file of ${job.sizeBytes}, more than ${BYTE_BUDGET_FACTOR}x its size)`, 'unstable');
-    }
-    ctx.onRetry(attempt, reason, active.bytesDone, code);
-    await backoff(ctx.policy, attempt, err, ctx.signal);
-  };
+/**
+ * One file's attempts in this sync: the rules every attempt answers to (the attempt count and
+ * its backoff, the byte budget, the count of bad bodies) and the hash of the attempt under way.
+ * One object per file with its rules as methods, in one place, where any path of an attempt
+ * (a lean first attempt for small files among them, issue 21) can reach them.
+ */
+class FileTries {
+  private attempt = 0;
+  private mismatches = 0;
+  /** Bytes taken from the network for this file in this sync, all attempts together. */
+  readonly spent = { bytes: 0 };
+  readonly label: string;
+  /** The hash of the attempt under way: its held bytes, then the body's. */
+  hash: Sha256Stream | undefined;
+  /** Bytes the attempt under way found held (the range it asks for starts there). */
+  held = 0;
 
+  constructor(
+    readonly job: TransferJob,
+    readonly ctx: TransferContext,
+    readonly active: ActiveTransfer,
+  ) {
+    this.label = `file ${job.relPath}`;
+  }
+
+  /**
+   * The next attempt, after its backoff; throws FileFailedError once the attempts or the byte
+   * budget are spent. `err` names the failure when there is one; the answers that did not fit
+   * (ended early, a 416, a Content-Range for other bytes) are the connection's.
+   */
+  async retryLater(reason: string, err: unknown): Promise<void> {
+    const { job, ctx } = this;
+    this.attempt++;
+    const code = err === undefined ? 'connection' : failureCode(err);
+    if (this.attempt >= ctx.policy.maxAttempts) throw new FileFailedError(`${reason} (gave up after ${this.attempt} attempts)`, code);
+    if (this.spent.bytes > BYTE_BUDGET_FACTOR * job.sizeBytes) {
+      throw new FileFailedError(`${reason} (gave up: ${this.spent.bytes} bytes received for a file of ${job.sizeBytes}, more than ${BYTE_BUDGET_FACTOR}x its size)`, 'unstable');
+    }
+    job.onRetry(this.attempt, reason, this.active.bytesDone, code);
+    await backoff(ctx.policy, this.attempt, err, ctx.signal);
+  }
+
+  /** Counts a bad body (hash mismatch, oversize) and empties the upload; throws after too many, the upload discarded (no empty part file is left behind). */
+  async mismatch(upload: Upload, reason: string, code: FailureCode): Promise<void> {
+    try {
+      await upload.restart();
+      this.mismatches++;
+      if (this.mismatches >= MAX_HASH_MISMATCHES) throw new FileFailedError(`${reason} (${this.mismatches} times; the file was discarded)`, code);
+    } catch (e) {
+      await upload.discard().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Progress was made: a later failure is a new one, not a repeat. */
+  resetAttempts(): void {
+    this.attempt = 0;
+  }
+
+  /**
+   * The receiver of an answer's body, or null to drop it: a 416, or a 206 whose range does not
+   * start exactly at what is held or is not of the file's size. A 200 to a range request sends
+   * the whole file: the held bytes are dropped (and the hash begun again) before the first byte
+   * of the new body is written at position 0.
+   */
+  receiverFor(upload: Upload, start: number, head: FileResponseHead, flow: BodyFlow): BodyReceiver | null {
+    const { job, ctx, active } = this;
+    const status = head.status;
+    if (status === 416) return null;
+    let before: Promise<void> | undefined;
+    if (status === 206) {
+      const cr = parseContentRange(head.headers['content-range']);
+      if (!cr || cr.start !== this.held || cr.total !== job.sizeBytes) return null;
+    } else if (this.held > 0) {
+      before = upload.restart();
+      this.hash!.discard();
+      this.hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
+      ctx.accounting.restarted(active); // done counts stay; the bytes received again are counted as re-downloaded
+    }
+    const position = status === 206 ? start : 0;
+    const windowMs = ctx.stallMs ?? 30_000;
+    if (position === 0 && job.sizeBytes <= WHOLE_BODY_MAX_BYTES) {
+      return new WholeBodySink(windowMs, upload, job.sizeBytes, this.hash!, active, ctx, flow, job.relPath, before, this.spent);
+    }
+    const part = new PartSink(position, upload, job.sizeBytes - position, this.hash!, active, ctx, flow, job.relPath, before, this.spent);
+    part.startWatchdog(windowMs);
+    return part;
+  }
+}
+
+async function transferLoop(tries: FileTries): Promise<Transferred> {
+  const { job, ctx, label } = tries;
   for (;;) {
     if (ctx.signal.aborted) throw new ApiError('aborted', `${label}: cancelled`);
     let upload: Upload;
@@ -480,22 +546,8 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
       throw isFatalFsError(e) ? localFsError(e, `open the partial download of ${job.relPath}`) : e;
     }
     try {
-      const step = await attemptOnce(upload, job, ctx, active, label, spent, {
-        retryLater,
-        mismatch: async (reason: string, code: FailureCode) => {
-          try {
-            mismatches = await countMismatch(mismatches, reason, code, () => upload.restart());
-          } catch (e) {
-            await upload.discard().catch(() => undefined); // given up: no empty part file is left behind
-            throw e;
-          }
-        },
-        resetAttempts: () => {
-          attempt = 0;
-        },
-      });
-      if (step === 'done') {
-        if (upload.commitsLocally === true) ctx.committingLocally?.();
+      if ((await attemptOnce(upload, tries)) === 'done') {
+        if (upload.commitsLocally === true) job.committingLocally?.();
         return await commit(upload, label, job.keepLocal === true);
       }
     } finally {
@@ -504,85 +556,47 @@ async function transferLoop(job: TransferJob, ctx: TransferContext, active: Acti
   }
 }
 
-interface AttemptHooks {
-  retryLater(reason: string, err: unknown): Promise<void>;
-  /** Counts a bad body (hash mismatch, oversize), empties the part file; throws after too many. */
-  mismatch(reason: string, code: FailureCode): Promise<void>;
-  resetAttempts(): void;
-}
-
 /** One request for the missing bytes. 'done': every byte is held and its hash matched; 'retry' means go round again. */
-async function attemptOnce(
-  upload: Upload,
-  job: TransferJob,
-  ctx: TransferContext,
-  active: ActiveTransfer,
-  label: string,
-  spent: { bytes: number },
-  hooks: AttemptHooks,
-): Promise<'done' | 'retry'> {
+async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | 'retry'> {
+  const { job, ctx, active, label } = tries;
   let held = upload.held;
   if (held > job.sizeBytes) {
     await upload.restart();
     held = 0;
   }
-  let hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
+  tries.hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
   try {
     if (held > 0) {
       active.checking = true;
       try {
-        held = await hashHeld(upload, hash);
+        held = await hashHeld(upload, tries.hash);
       } finally {
         active.checking = false;
       }
       ctx.accounting.bytesHashed += held;
     }
+    tries.held = held;
     ctx.accounting.held(active, held);
 
     if (held === job.sizeBytes) {
-      if ((await hash.digest()) === job.sha256) return 'done';
-      await hooks.mismatch(label, 'hash_mismatch');
+      if ((await tries.hash.digest()) === job.sha256) return 'done';
+      await tries.mismatch(upload, label, 'hash_mismatch');
       return 'retry';
     }
 
-    let reply;
+    let reply: Reply;
     const before = active.bytesDone;
     const closed = ctx.accounting.whenOpen(); // a paused sync starts no request
     if (closed) await closed;
     try {
-      reply = await streamToPart(
-        upload,
-        job,
-        held,
-        (status, headers) => {
-          if (status === 416) return null;
-          if (status === 206) {
-            // Append only when the range starts exactly at what we hold and the total is the file's size.
-            const cr = parseContentRange(headers['content-range']);
-            return cr && cr.start === held && cr.total === job.sizeBytes ? { hash } : null;
-          }
-          if (held > 0) {
-            // 200 to a range request: the server sends the whole file, so the held bytes are dropped
-            // before the first byte of the new body is written at position 0.
-            const before = upload.restart();
-            hash.discard();
-            hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
-            ctx.accounting.restarted(active); // done counts stay; the bytes received again are counted as re-downloaded
-            return { hash, before };
-          }
-          return { hash };
-        },
-        active,
-        ctx,
-        spent,
-      );
+      reply = await streamToPart(upload, tries, held);
     } catch (e) {
       if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`, 'not_served');
       if (isApiError(e) && e.kind === 'network' && active.bytesDone > before && !(e instanceof TooSlowError)) {
-        hooks.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
+        tries.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
       }
       if (isRetryable(e)) {
-        await hooks.retryLater((e as ApiError).message, e);
+        await tries.retryLater((e as ApiError).message, e);
         return 'retry';
       }
       throw e;
@@ -591,41 +605,35 @@ async function attemptOnce(
     if (reply.status === 416) {
       // We asked for held < size bytes, so the server disagrees on the size: start over.
       await upload.restart();
-      await hooks.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
+      await tries.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
       return 'retry';
     }
     if (reply.status === 206) {
       const cr = parseContentRange(reply.headers['content-range']);
       if (!cr || cr.start !== held || cr.total !== job.sizeBytes) {
         await upload.restart();
-        await hooks.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
+        await tries.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
         return 'retry';
       }
     }
     const outcome = reply.outcome!;
     if (outcome.kind === 'oversize') {
-      await hooks.mismatch(`${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
+      await tries.mismatch(upload, `${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
       return 'retry';
     }
     if (outcome.kind === 'short') {
-      if (active.bytesDone > before) hooks.resetAttempts();
-      await hooks.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
+      if (active.bytesDone > before) tries.resetAttempts();
+      await tries.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
       return 'retry';
     }
-    if ((await hash.digest()) === job.sha256) return 'done';
-    await hooks.mismatch(`${label}: SHA-256 mismatch`, 'hash_mismatch');
-    ctx.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
+    // A small file's hash is known at once: no promise for it.
+    if ((tries.hash.digestNow() ?? (await tries.hash.digest())) === job.sha256) return 'done';
+    await tries.mismatch(upload, `${label}: SHA-256 mismatch`, 'hash_mismatch');
+    job.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
     return 'retry';
   } finally {
-    hash.discard();
+    tries.hash.discard();
   }
-}
-
-async function countMismatch(mismatches: number, reason: string, code: FailureCode, discardPart: () => Promise<void>): Promise<number> {
-  await discardPart();
-  const n = mismatches + 1;
-  if (n >= MAX_HASH_MISMATCHES) throw new FileFailedError(`${reason} (${n} times; the file was discarded)`, code);
-  return n;
 }
 
 /**
