@@ -140,8 +140,14 @@ export async function processCpuSeconds(pid: number): Promise<number> {
  */
 export async function machineStealSeconds(): Promise<number> {
   const stat = await fs.readFile('/proc/stat', 'utf8').catch(() => null);
-  const cpu = stat?.split('\n').find((line) => line.startsWith('cpu '));
+  return stat === null ? NaN : stealSecondsOf(stat);
+}
+
+/** The steal seconds of a /proc/stat text (machineStealSeconds); NaN without a `cpu` line or its steal column (kernels before 2.6.11). */
+export function stealSecondsOf(stat: string): number {
+  const cpu = stat.split('\n').find((line) => line.startsWith('cpu '));
   if (cpu === undefined) return NaN;
   // cpu user nice system idle iowait irq softirq steal ...
-  return Number(cpu.trim().split(/\s+/)[8]) / 100;
+  const steal = cpu.trim().split(/\s+/)[8];
+  return steal === undefined ? NaN : Number(steal) / 100;
 }
