@@ -121,6 +121,12 @@ export function parseContentRange(v: string | string[] | undefined): { start: nu
   return { start: Number(m[1]), end: Number(m[2]), total: Number(m[3]) };
 }
 
+/** Whether a 206 answer's Content-Range appends to what is held: it starts exactly at `held` and its total is the file's size. */
+function rangeAppends(headers: FileResponseHead['headers'], held: number, sizeBytes: number): boolean {
+  const cr = parseContentRange(headers['content-range']);
+  return cr !== null && cr.start === held && cr.total === sizeBytes;
+}
+
 type StreamOutcome = { kind: 'complete' } | { kind: 'short'; bytes: number } | { kind: 'oversize' };
 
 /** What both receivers of a body (PartSink, WholeBodySink) know, and what they do first with each chunk. */
@@ -409,16 +415,16 @@ interface Reply {
 /** Streams one response body into the upload at `start` (or 0 when the answer is the whole file); the outcome once every byte is written. */
 async function streamToPart(upload: Upload, tries: FileTries, start: number): Promise<Reply> {
   const { job, ctx } = tries;
-  let sink: BodyReceiver | undefined;
-  let head: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
+  let sink: BodyReceiver | null = null;
+  let head: FileResponseHead | undefined;
   let streamError: unknown;
   try {
     // If-Range only goes with a Range (start > 0): no string of it per first request.
     const ifRange = start > 0 ? `"${job.sha256}"` : undefined;
     await ctx.client.streamFile(job.url, { start, ifRange, signal: ctx.signal }, (h, flow) => {
       head = h;
-      sink = tries.receiverFor(upload, start, h, flow) ?? undefined;
-      return sink ?? null;
+      sink = tries.receiverFor(upload, start, h, flow);
+      return sink;
     });
   } catch (e) {
     streamError = e;
@@ -459,8 +465,6 @@ class FileTries {
   readonly label: string;
   /** The hash of the attempt under way: its held bytes, then the body's. */
   hash: Sha256Stream | undefined;
-  /** Bytes the attempt under way found held (the range it asks for starts there). */
-  held = 0;
 
   constructor(
     readonly job: TransferJob,
@@ -505,10 +509,10 @@ class FileTries {
   }
 
   /**
-   * The receiver of an answer's body, or null to drop it: a 416, or a 206 whose range does not
-   * start exactly at what is held or is not of the file's size. A 200 to a range request sends
-   * the whole file: the held bytes are dropped (and the hash begun again) before the first byte
-   * of the new body is written at position 0.
+   * The receiver of the body of an answer to a request for the bytes from `start` (what is held),
+   * or null to drop it: a 416, or a 206 that does not append to what is held. A 200 to a range
+   * request sends the whole file: the held bytes are dropped (and the hash begun again) before
+   * the first byte of the new body is written at position 0.
    */
   receiverFor(upload: Upload, start: number, head: FileResponseHead, flow: BodyFlow): BodyReceiver | null {
     const { job, ctx, active } = this;
@@ -516,9 +520,8 @@ class FileTries {
     if (status === 416) return null;
     let before: Promise<void> | undefined;
     if (status === 206) {
-      const cr = parseContentRange(head.headers['content-range']);
-      if (!cr || cr.start !== this.held || cr.total !== job.sizeBytes) return null;
-    } else if (this.held > 0) {
+      if (!rangeAppends(head.headers, start, job.sizeBytes)) return null;
+    } else if (start > 0) {
       before = upload.restart();
       this.hash!.discard();
       this.hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
@@ -575,7 +578,6 @@ async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | '
       }
       ctx.accounting.bytesHashed += held;
     }
-    tries.held = held;
     ctx.accounting.held(active, held);
 
     if (held === job.sizeBytes) {
@@ -609,8 +611,7 @@ async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | '
       return 'retry';
     }
     if (reply.status === 206) {
-      const cr = parseContentRange(reply.headers['content-range']);
-      if (!cr || cr.start !== held || cr.total !== job.sizeBytes) {
+      if (!rangeAppends(reply.headers, held, job.sizeBytes)) {
         await upload.restart();
         await tries.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
         return 'retry';
