@@ -15,7 +15,8 @@ export type Fault =
   | { type: 'ignore_range' }
   /** Sets feed: `has_more` stays true on every page, and a page past the end answers the last page again. */
   | { type: 'endless_feed' }
-  | { type: 'body'; status?: number; contentType?: string; body: string }
+  /** Answers with this body instead of the API (contentRange: a Content-Range header, for a lying 206). */
+  | { type: 'body'; status?: number; contentType?: string; contentRange?: string; body: string }
   /** Headers at once, then the body `bytes` bytes every `everyMs` ms until complete. */
   | { type: 'trickle'; bytes: number; everyMs: number }
   /** Echoes the request's Authorization header into the body, a header and the reason phrase (default status 500). */
@@ -157,9 +158,11 @@ function parseFault(f: unknown): Fault | string {
       if (typeof f.body !== 'string') return 'body fault needs body (a string)';
       if (f.status !== undefined && !(isCount(f.status) && f.status >= 100 && f.status <= 599)) return 'body fault status must be 100..599';
       if (f.contentType !== undefined && typeof f.contentType !== 'string') return 'body fault contentType must be a string';
+      if (f.contentRange !== undefined && typeof f.contentRange !== 'string') return 'body fault contentRange must be a string';
       const out: Fault = { type: 'body', body: f.body };
       if (f.status !== undefined) out.status = f.status as number;
       if (f.contentType !== undefined) out.contentType = f.contentType as string;
+      if (f.contentRange !== undefined) out.contentRange = f.contentRange as string;
       return out;
     }
     case 'trickle':

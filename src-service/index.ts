@@ -372,7 +372,7 @@ function answerReplacedByFault(fault: Fault, api: ApiName, req: http.IncomingMes
     case 'body':
       return {
         status: fault.status ?? 200,
-        headers: { 'content-type': fault.contentType ?? 'application/json; charset=utf-8' },
+        headers: { 'content-type': fault.contentType ?? 'application/json; charset=utf-8', ...(fault.contentRange !== undefined ? { 'content-range': fault.contentRange } : {}) },
         body: { kind: 'buffer', data: Buffer.from(fault.body) },
       };
     default:

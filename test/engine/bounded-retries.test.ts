@@ -87,6 +87,34 @@ describe('per-file retry budget', () => {
     });
   });
 
+  it('a 206 with a well-formed Content-Range for other bytes or another size is dropped, and the file fetched whole again', { timeout: 60_000 }, async () => {
+    const { svc } = env;
+    const page = await servedPage(svc);
+    const file = page.sets[0]!.files[0]!;
+    const filePath = filePathPattern(svc, file.url);
+    const half = FILE_SIZE / 2;
+    const junk = 'x'.repeat(half);
+    // Cut at half, then a resume answered with a range that starts at byte 0; cut again, then one of another total.
+    for (const contentRange of [`bytes 0-${half - 1}/${FILE_SIZE}`, `bytes ${half}-${FILE_SIZE - 1}/${FILE_SIZE + 1}`]) {
+      await svc.admin.addFault({ path: filePath }, { type: 'truncate', afterBytes: half }, 1);
+      await svc.admin.addFault({ path: filePath }, { type: 'body', status: 206, contentType: 'application/octet-stream', contentRange, body: junk }, 1);
+    }
+    await withDest(async (dest) => {
+      const { summary, events } = await sync(svc, dest);
+      expect(summary.exitCode).toBe(0);
+      const reasons = events.flatMap((e) => (e.type === 'file' && e.fileId === file.id && e.state === 'retrying' ? [e.reason ?? ''] : []));
+      // Neither answer's bytes were appended to the held half (that would be a SHA-256 mismatch instead).
+      expect(reasons.filter((r) => r.includes('unexpected Content-Range'))).toEqual([
+        expect.stringContaining(`"bytes 0-${half - 1}/${FILE_SIZE}" for a resume at ${half} of ${FILE_SIZE}; starting over`),
+        expect.stringContaining(`"bytes ${half}-${FILE_SIZE - 1}/${FILE_SIZE + 1}" for a resume at ${half} of ${FILE_SIZE}; starting over`),
+      ]);
+      expect(reasons.some((r) => r.includes('SHA-256 mismatch'))).toBe(false);
+      expect((await sha256sumCheck(dest)).code).toBe(0);
+      expect(await sumsList(dest)).toContain(file.filename);
+    });
+    await svc.admin.clearFaults();
+  });
+
   it('a body trickling under 1 KiB/s counts as stalled: aborted, resumed, and failed after the attempts', { timeout: 60_000 }, async () => {
     const { svc } = env;
     const page = await servedPage(svc);

@@ -3,7 +3,7 @@
 
 import * as http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Fault } from '../../src-service/faults';
+import { parseFaultRequest, type Fault } from '../../src-service/faults';
 import { echoErrorPlan } from '../../src-service/http/echo-auth';
 import { expectJsonError, getBytes, getJson, sha256, startTestService, walkSets, type ApiFile, type ApiSetsPage, type TestService } from './support';
 
@@ -92,6 +92,13 @@ describe('answer-replacing faults', () => {
     expect(html.status).toBe(502);
     expect(html.headers['content-type']).toBe('text/html');
     expect(html.body.toString()).toBe('<h1>Bad gateway</h1>');
+    // A lying 206: the Content-Range given, whatever was asked; a Content-Range that is not a string is refused.
+    await svc.admin.addFault({ path: '^/me$' }, { type: 'body', status: 206, contentType: 'application/octet-stream', contentRange: 'bytes 0-3/99', body: 'abcd' }, 1);
+    const partial = await getBytes(`${svc.deliveryBaseUrl}/me`, svc.mainKey);
+    expect(partial.status).toBe(206);
+    expect(partial.headers['content-range']).toBe('bytes 0-3/99');
+    expect(partial.body.toString()).toBe('abcd');
+    expect(parseFaultRequest({ fault: { type: 'body', body: 'x', contentRange: 7 } })).toBe('body fault contentRange must be a string');
   });
 
   it('latency: delays, then answers normally', async () => {
