@@ -343,28 +343,30 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
     // run starts with no dirty pages (sync): the first sync leaves gigabytes to write back, and a +10
     // run writes hundreds of MB (the dataset files extended by copies), which would slow whatever runs
     // next; run in pairs, both kinds see the same state of the machine.
-    const noop: ScaleRun[] = [];
-    const find: Array<{ wallMs: number; rssKb: number }> = [];
-    const plus: ScaleRun[] = [];
+    // Each with the steal meanwhile: these runs copy and delete hundreds of MB, and a run that missed
+    // its bound under other guests' load could not be told from a slower engine (NOTES, 2026-12-03).
+    const noop: Array<ScaleRun & MachineShare> = [];
+    const find: Array<{ wallMs: number; rssKb: number; stealS: number }> = [];
+    const plus: Array<ScaleRun & MachineShare> = [];
     for (let i = 0; i < reps; i++) {
       await flushDisk();
       await svc.resetStats();
-      const r = await oursWithStall(ctx, svc, dest);
+      const r = await withMachineShare(svc, () => oursWithStall(ctx, svc, dest));
       r.requests = (await svc.stats()).requests;
       if (!r.run.ok) throw new Error(`no-op sync failed: ${r.run.note ?? ''}`);
       noop.push(r);
-      const f = await runProc('sh', ['-c', 'find "$1" -printf \'%s %T@\\n\' > /dev/null', 'find', dest]);
-      find.push({ wallMs: f.wallMs, rssKb: f.maxRssKb ?? NaN });
-      ctx.log(`  no-op ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms; find ${fmt(f.wallMs / 1000)} s`);
+      const f = await withMachineShare(svc, () => runProc('sh', ['-c', 'find "$1" -printf \'%s %T@\\n\' > /dev/null', 'find', dest]));
+      find.push({ wallMs: f.wallMs, rssKb: f.maxRssKb ?? NaN, stealS: f.stealS });
+      ctx.log(`  no-op ${i + 1}: ${fmt(r.run.wallMs / 1000)} s, ${r.requests} requests, stall ${fmt(r.stall?.maxMs, 0)} ms, steal ${fmt(r.stealS, 1)} s; find ${fmt(f.wallMs / 1000)} s`);
 
       await svc.admin.addSets(svc.collectionId, { count: 10 });
       await flushDisk();
       await svc.resetStats();
-      const p = await oursWithStall(ctx, svc, dest);
+      const p = await withMachineShare(svc, () => oursWithStall(ctx, svc, dest));
       p.requests = (await svc.stats()).requests;
       if (!p.run.ok || p.run.summary?.filesDownloaded !== 40) throw new Error(`+10 sets sync failed: ${p.run.note ?? ''} (downloaded ${p.run.summary?.filesDownloaded})`);
       plus.push(p);
-      ctx.log(`  +10 sets ${i + 1}: ${fmt(p.run.wallMs / 1000)} s, ${p.requests} requests, stall ${fmt(p.stall?.maxMs, 0)} ms`);
+      ctx.log(`  +10 sets ${i + 1}: ${fmt(p.run.wallMs / 1000)} s, ${p.requests} requests, stall ${fmt(p.stall?.maxMs, 0)} ms, steal ${fmt(p.stealS, 1)} s`);
     }
 
     // The old versions of the files the last +10 run extended (kept until the next sync deletes them).
@@ -438,7 +440,7 @@ export async function scenarioScale(ctx: BenchContext): Promise<Section> {
         ],
       ),
       '',
-      `The hypervisor's steal time during each run, both vCPUs together (/proc/stat), in s: ${firsts.map((f, i) => `the curls (round ${i + 1}) ${fmt(curlRuns[i]!.stealS, 1)}, ours (round ${i + 1}) ${fmt(f.stealS, 1)}`).join(', ')}, the curls with the consents ${fmt(curlBoth.stealS, 1)}, the bare Node client ${fmt(nodeFloor.stealS, 1)}, the contract's floor ${fmt(contractFloor.stealS, 1)}.`,
+      `The hypervisor's steal time during each run, both vCPUs together (/proc/stat), in s: ${firsts.map((f, i) => `the curls (round ${i + 1}) ${fmt(curlRuns[i]!.stealS, 1)}, ours (round ${i + 1}) ${fmt(f.stealS, 1)}`).join(', ')}, the curls with the consents ${fmt(curlBoth.stealS, 1)}, the bare Node client ${fmt(nodeFloor.stealS, 1)}, the contract's floor ${fmt(contractFloor.stealS, 1)}; the no-ops ${noop.map((n) => fmt(n.stealS, 1)).join(', ')}, \`find\` ${find.map((f) => fmt(f.stealS, 1)).join(', ')}, the +10 runs ${plus.map((p) => fmt(p.stealS, 1)).join(', ')}.`,
       `File creation on this disk (bench/lib/creation-probe.ts: ${PROBE_NOTE}), in us a file, wall (system): ${creation.map((c) => `before ${c.tool} ${fmt(c.cost.usPerFile, 0)} (${fmt(c.cost.sysUsPerFile, 0)})`).join(', ')}. At the start the bench ${quiet.settled ? 'found it steady' : 'gave up waiting for it to be steady'} after ${fmt(quiet.waitedMs / 1000, 0)} s (probes every 30 s: ${quiet.probes.map((p) => fmt(p, 0)).join(', ')} us). Our median first sync's CPU: ${fmt((first.run.cpuS ?? NaN) - (first.run.sysS ?? NaN), 1)} s user, ${fmt(first.run.sysS, 1)} s system.`,
       `Our median first sync's end (from the first progress event of its \`writing_manifest\` phase to the exit: the check of the files it verified, manifest.csv, SHA256SUMS and the research files written whole, the state): ${fmt(endOfSyncS, 1)} s of its ${fmt(first.run.wallMs / 1000, 1)} s.`,
       `Engine state folder (\`DEST/.dataset-sync\`, du -sb) after the last first sync: ${fmt(stateBytes / 1e6, 1)} MB = ${fmt(stateBytes / files, 0)} bytes per file; manifest.csv ${fmt(manifestBytes / 1e6, 1)} MB, SHA256SUMS ${fmt(sumsBytes / 1e6, 1)} MB. After the last +10 run, \`.dataset-sync/replaced\` held ${fmt(replacedBytes / 1e6, 1)} MB: the old versions of the files it extended, deleted by the next sync (so each no-op after the first deletes what the +10 run before it kept, and its time includes that).`,
