@@ -25,6 +25,7 @@ import { check } from './answer';
 import { validateBaseUrl } from './base-url';
 import { ApiError } from './errors';
 import { createHttpEndpoint, type HttpEndpoint } from './http';
+import { plainPathOn } from './plain-path';
 import { redactHeaders } from './redact';
 
 export interface DeliveryClientOptions {
@@ -129,6 +130,8 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
 
   /** Resolves a server-given URL and refuses other origins so the key never leaves the service. */
   function pathOnOrigin(url: string, what: string): string {
+    const plain = plainPathOn(origin, url);
+    if (plain !== null) return plain;
     let u: URL;
     try {
       u = new URL(url, `${baseUrl}/`);
