@@ -148,7 +148,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
 
   async function getJson<S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal): Promise<z.output<S>> {
     const body = await http.requestJson({ method: 'GET', path, signal });
-    return http.parse(schema, body, http.labelOf('GET', path));
+    return http.parse(schema, body, () => http.labelOf('GET', path));
   }
 
   function positiveId(id: number, what: string): number {
@@ -203,7 +203,9 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     } catch (e) {
       return Promise.reject(e);
     }
-    const label = http.labelOf('GET', path);
+    // Built only when an error names the request (a label is redacted text; a file request that
+    // succeeds never needs one).
+    const label = (): string => http.labelOf('GET', path);
     http.countRequest();
     return new Promise<void>((resolve, reject) => {
       const signal = o.signal;
@@ -225,9 +227,9 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         ownError ??= reason;
         if (controller && !controller.aborted) controller.abort(reason);
       };
-      const onAbort = () => abortWith(new ApiError('aborted', `${label}: cancelled`));
+      const onAbort = () => abortWith(new ApiError('aborted', `${label()}: cancelled`));
       if (signal?.aborted) {
-        settle(new ApiError('aborted', `${label}: cancelled`));
+        settle(new ApiError('aborted', `${label()}: cancelled`));
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -249,7 +251,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
             if (sink === null) {
               dropped = true;
               settle();
-              c.abort(new ApiError('aborted', `${label}: body not wanted`));
+              c.abort(new ApiError('aborted', `${label()}: body not wanted`));
             }
             return;
           }
@@ -266,7 +268,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         onResponseEnd() {
           if (errorBody) {
             const { status, headers: h, chunks } = errorBody;
-            settle(http.statusError(status, h, Buffer.concat(chunks).toString('utf8'), label));
+            settle(http.statusError(status, h, Buffer.concat(chunks).toString('utf8'), label()));
             return;
           }
           settle();
@@ -274,13 +276,13 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         onResponseError(_c, err) {
           if (dropped) return;
           // Before any answer it is a connection problem; once a body was flowing, a transfer problem.
-          settle(ownError ?? (sink ? http.bodyError(err, label) : http.networkError(err, label)));
+          settle(ownError ?? (sink ? http.bodyError(err, label()) : http.networkError(err, label())));
         },
       };
       try {
         pool.dispatch({ origin, method: 'GET', path, headers: fileHeaders(o), headersTimeout, bodyTimeout }, handler);
       } catch (e) {
-        settle(http.networkError(e, label));
+        settle(http.networkError(e, label()));
       }
     });
   }
