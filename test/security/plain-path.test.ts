@@ -3,6 +3,7 @@
 // path as the request will send it. Anything else must be left to the parser (null).
 import { describe, expect, it } from 'vitest';
 import { plainPathOn } from '../../src-main/api/plain-path';
+import { createRandom } from '../../src-service/prng';
 
 /** What delivery-client.ts does without the shortcut: the path when the URL is on `origin`, else null. */
 function parsedPathOn(origin: string, url: string): string | null {
@@ -67,22 +68,16 @@ describe('plainPathOn', () => {
     // parser must place on the same origin with the same path.
     const plain = ['a', 'Z', '0', '-', '_', '~', '/'];
     const tricky = ['.', '%', '2e', '\\', '?', '#', '@', ':', ' ', '\t', '\n', 'é', '..', '//', '%2E', '?x', ''];
-    // mulberry32: a fixed seed, so a failure names the same URLs on every run.
-    let seed = 21;
-    const next = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    // The reference service's seeded generator: a failure names the same URLs on every run.
+    const random = createRandom(21);
     let accepted = 0;
     for (let i = 0; i < 20000; i++) {
-      const origin = ORIGINS[next(ORIGINS.length)]!;
+      const origin = random.pick(ORIGINS);
       let tail = '';
-      const parts = 1 + next(8);
+      const parts = random.int(1, 8);
       // Mostly plain, so that the shortcut accepts many and a tricky letter decides the rest.
-      for (let j = 0; j < parts; j++) tail += next(10) < 8 ? plain[next(plain.length)] : tricky[next(tricky.length)];
-      const url = origin + (next(4) === 0 ? '' : '/') + tail;
+      for (let j = 0; j < parts; j++) tail += random.chance(0.8) ? random.pick(plain) : random.pick(tricky);
+      const url = origin + (random.chance(0.25) ? '' : '/') + tail;
       const fast = plainPathOn(origin, url);
       if (fast === null) continue;
       accepted++;
