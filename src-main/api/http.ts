@@ -156,7 +156,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
    * before the answer's head a network error, after it a body error; an error status whose body
    * failed is still its status.
    */
-  function answerOf(req: JsonRequest, label: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+  function answerOf(req: JsonRequest, label: () => string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
     return new Promise((resolve, reject) => {
       const signal = req.signal;
       let controller: Dispatcher.DispatchController | undefined;
@@ -177,8 +177,8 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
         ownError ??= reason;
         if (controller && !controller.aborted) controller.abort(reason);
       };
-      const onAbort = () => abortWith(apiError('aborted', `${label}: cancelled`));
-      if (signal?.aborted) return settle(apiError('aborted', `${label}: cancelled`));
+      const onAbort = () => abortWith(apiError('aborted', `${label()}: cancelled`));
+      if (signal?.aborted) return settle(apiError('aborted', `${label()}: cancelled`));
       signal?.addEventListener('abort', onAbort, { once: true });
       const ok = () => status >= 200 && status < 300;
       const handler: Dispatcher.DispatchHandler = {
@@ -200,7 +200,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
           }
           // An error body read as far as it is read: the status decides, the rest is not wanted.
           settle(undefined);
-          c.abort(apiError('aborted', `${label}: rest of the error body not read`));
+          c.abort(apiError('aborted', `${label()}: rest of the error body not read`));
         },
         onResponseEnd() {
           settle(undefined);
@@ -208,10 +208,10 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
         onResponseError(_c, err) {
           const e = ownError ?? err;
           if (e instanceof ApiError) settle(e); // our own cancel
-          else if (body === undefined) settle(endpoint.networkError(e, label));
-          else if (!ok() && !isAbort(e)) settle(endpoint.statusError(status, headers, '', label)); // error bodies are advisory
-          else if (e instanceof BodyTooLargeError) settle(endpoint.malformed(label, e.message));
-          else settle(endpoint.bodyError(e, label));
+          else if (body === undefined) settle(endpoint.networkError(e, label()));
+          else if (!ok() && !isAbort(e)) settle(endpoint.statusError(status, headers, '', label())); // error bodies are advisory
+          else if (e instanceof BodyTooLargeError) settle(endpoint.malformed(label(), e.message));
+          else settle(endpoint.bodyError(e, label()));
         },
       };
       const sendHeaders: Record<string, string> = { authorization: endpoint.authorization, accept: 'application/json' };
@@ -230,7 +230,7 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
           handler,
         );
       } catch (e) {
-        settle(endpoint.networkError(e, label));
+        settle(endpoint.networkError(e, label()));
       }
     });
   }
@@ -251,24 +251,26 @@ export function createHttpEndpoint(o: HttpEndpointOptions): HttpEndpoint {
     labelOf: (method, path) => redact(`${prefix}${method} ${path.replace(/\?.*$/, '')}`),
 
     async requestJson(req) {
-      const label = endpoint.labelOf(req.method, req.path);
+      // Built only when an error names the request (a label is redacted text; a first sync's
+      // 20,000 consent answers never need theirs).
+      const label = (): string => endpoint.labelOf(req.method, req.path);
       requestCount++;
       const { status, headers, bytes } = await answerOf(req, label);
-      if (status < 200 || status >= 300) throw endpoint.statusError(status, headers, bytes.toString('utf8'), label);
+      if (status < 200 || status >= 300) throw endpoint.statusError(status, headers, bytes.toString('utf8'), label());
       if (bytes.length === 0) return undefined;
       const type = firstHeader(headers, 'content-type') ?? '';
       if (!/\bjson\b/i.test(type)) {
-        throw apiError('malformed', `${label}: expected a JSON answer, got ${type ? `content type ${type.slice(0, 60)}` : 'no content type'}`, { status });
+        throw apiError('malformed', `${label()}: expected a JSON answer, got ${type ? `content type ${type.slice(0, 60)}` : 'no content type'}`, { status });
       }
       const text = bytes.toString('utf8');
       if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-        throw endpoint.malformed(label, `the answer nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`);
+        throw endpoint.malformed(label(), `the answer nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`);
       }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw apiError('malformed', `${label}: the answer is not valid JSON`, { status });
+        throw apiError('malformed', `${label()}: the answer is not valid JSON`, { status });
       }
       return redactAnswer(text, parsed);
     },
