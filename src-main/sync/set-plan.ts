@@ -31,6 +31,8 @@ interface SetProgress {
   failures: Array<{ reason: string; code: FailureCode }>;
   /** Sizes of the files queued for download (progress: the bytes of a set that ended). */
   queuedBytes: number;
+  /** Whether set.json was written (its folder made), once known: a download then need not wait on folderReady. */
+  folderMade?: boolean;
 }
 
 type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'stamp' | 'downloadedAt'>;
@@ -176,6 +178,7 @@ function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
   sp.outstanding++;
   const written = writeSetJson(ctx.dest, sp.set).then(
     () => {
+      sp.folderMade = true;
       stepDone(ctx, sp);
       return true;
     },
@@ -186,6 +189,7 @@ function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
         if (err instanceof EscapeError) ctx.escaped.add(sp.set.id);
         sp.failures.push({ reason: `set.json of set ${sp.set.id}: ${err.message}`, code: failureCode(err) });
       }
+      sp.folderMade = false;
       stepDone(ctx, sp);
       return false;
     },
@@ -372,7 +376,7 @@ async function downloadTask(
   let download: FileDownload | undefined;
   try {
     if (ctx.signal.aborted) return;
-    if (!(await folderReady)) {
+    if (!(sp.folderMade ?? (await folderReady))) {
       // set.json could not be written (its failure is the set's): nothing of the set is fetched.
       if (ctx.signal.aborted) return;
       acc.filesDone++;

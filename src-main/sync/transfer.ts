@@ -9,13 +9,14 @@
 // The upload is opened once per attempt (a folder: O_NOFOLLOW, a planted symlink is never
 // followed) and its stamp comes back from commit, so finishing a file costs no stat. A small body
 // that starts at byte 0 (most files of a first sync of short clips) skips that machinery: it is
-// received whole and written with one upload write (WholeBodySink).
+// received whole and written with one upload write (WholeBodySink); when its destination opens
+// the upload without waiting, its first attempt is one function (firstWholeAttempt).
 import type { BodyFlow, DeliveryClient, FileBodySink, FileResponseHead } from '../api/delivery-client';
 import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
-import { EscapeError, type Destination, type LocalBytes, type Upload } from './destination/destination';
+import { EscapeError, type Destination, type ExpectedBody, type LocalBytes, type Upload } from './destination/destination';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { failureCode, type CodedError } from './failure-code';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
@@ -445,7 +446,13 @@ export async function transferFile(job: TransferJob, ctx: TransferContext): Prom
   const active = newActiveTransfer(job.fileId, job.relPath, job.sizeBytes);
   ctx.accounting.active.add(active);
   try {
-    return await transferLoop(new FileTries(job, ctx, active));
+    const tries = new FileTries(job, ctx, active);
+    const upload = job.sizeBytes <= WHOLE_BODY_MAX_BYTES ? (ctx.dest.openUploadNow?.(job.relPath, expectedBodyOf(job)) ?? null) : null;
+    if (upload !== null) {
+      const done = await firstWholeAttempt(upload, tries);
+      if (done !== undefined) return done;
+    }
+    return await transferLoop(tries);
   } finally {
     ctx.accounting.transferEnded(active, !ctx.signal.aborted);
   }
@@ -463,8 +470,10 @@ class FileTries {
   /** Bytes taken from the network for this file in this sync, all attempts together. */
   readonly spent = { bytes: 0 };
   readonly label: string;
-  /** The hash of the attempt under way: its held bytes, then the body's. */
+  /** The hash of the attempt under way: its held bytes, then the body's (newHash). */
   hash: Sha256Stream | undefined;
+  /** The hash's digest once read (a hash gives its digest once). */
+  private digested: string | undefined;
 
   constructor(
     readonly job: TransferJob,
@@ -508,6 +517,39 @@ class FileTries {
     this.attempt = 0;
   }
 
+  /** A new hash for an attempt, or for a body that starts over at byte 0. */
+  newHash(): Sha256Stream {
+    this.hash?.discard();
+    this.digested = undefined;
+    this.hash = createSha256Stream(this.job.sizeBytes, this.ctx.hashWorkers);
+    return this.hash;
+  }
+
+  /** The digest when known without a promise (a small file's), else undefined. */
+  digestNow(): string | undefined {
+    return (this.digested ??= this.hash!.digestNow());
+  }
+
+  async digest(): Promise<string> {
+    return (this.digested ??= this.hash!.digestNow() ?? (await this.hash!.digest()));
+  }
+
+  /**
+   * A request that failed (no answer, an error status, a body cut or aborted): a 404 fails the
+   * file for good; a retryable failure waits for the next attempt ('retry'); anything else is thrown.
+   * `before`: the bytes done when the request went out (progress since makes it a new failure).
+   */
+  async requestFailed(e: unknown, before: number): Promise<'retry'> {
+    const { active, label } = this;
+    if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`, 'not_served');
+    if (isApiError(e) && e.kind === 'network' && active.bytesDone > before && !(e instanceof TooSlowError)) {
+      this.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
+    }
+    if (!isRetryable(e)) throw e;
+    await this.retryLater((e as ApiError).message, e);
+    return 'retry';
+  }
+
   /**
    * The receiver of the body of an answer to a request for the bytes from `start` (what is held),
    * or null to drop it: a 416, or a 206 that does not append to what is held. A 200 to a range
@@ -523,8 +565,7 @@ class FileTries {
       if (!rangeAppends(head.headers, start, job.sizeBytes)) return null;
     } else if (start > 0) {
       before = upload.restart();
-      this.hash!.discard();
-      this.hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
+      this.newHash();
       ctx.accounting.restarted(active); // done counts stay; the bytes received again are counted as re-downloaded
     }
     const position = status === 206 ? start : 0;
@@ -544,7 +585,7 @@ async function transferLoop(tries: FileTries): Promise<Transferred> {
     if (ctx.signal.aborted) throw new ApiError('aborted', `${label}: cancelled`);
     let upload: Upload;
     try {
-      upload = await ctx.dest.openUpload(job.relPath, { size: job.sizeBytes, sha256: job.sha256, resumeKey: job.resumeKey });
+      upload = await ctx.dest.openUpload(job.relPath, expectedBodyOf(job));
     } catch (e) {
       throw isFatalFsError(e) ? localFsError(e, `open the partial download of ${job.relPath}`) : e;
     }
@@ -559,6 +600,49 @@ async function transferLoop(tries: FileTries): Promise<Transferred> {
   }
 }
 
+/** What the destination is told of the body it will receive. */
+function expectedBodyOf(job: TransferJob): ExpectedBody {
+  return { size: job.sizeBytes, sha256: job.sha256, resumeKey: job.resumeKey };
+}
+
+/**
+ * The first attempt of a small file whose upload opened without waiting (Destination.openUploadNow:
+ * a folder's upload held in memory, no part file listed for the file), which is most files of a
+ * first sync of short clips (issue 21). transferLoop's first round (openUpload, attemptOnce,
+ * commit, close) in one function, without their rounds of promises. An answer that is not a whole
+ * body with the right hash is judged by the same rules (FileTries, judgeReply); undefined sends the
+ * file on to transferLoop, the upload closed first (what it held is set aside to resume from).
+ */
+async function firstWholeAttempt(upload: Upload, tries: FileTries): Promise<Transferred | undefined> {
+  const { job, ctx, active, label } = tries;
+  let committed = false;
+  try {
+    if (ctx.signal.aborted) throw new ApiError('aborted', `${label}: cancelled`);
+    tries.newHash();
+    ctx.accounting.held(active, 0);
+    const closed = ctx.accounting.whenOpen(); // a paused sync starts no request
+    if (closed) await closed;
+    const before = active.bytesDone;
+    let reply: Reply;
+    try {
+      reply = await streamToPart(upload, tries, 0);
+    } catch (e) {
+      await tries.requestFailed(e, before);
+      return undefined;
+    }
+    const whole = reply.status === 200 && reply.outcome?.kind === 'complete' && tries.digestNow() === job.sha256;
+    if (!whole && (await judgeReply(upload, tries, reply, 0, before)) === 'retry') return undefined;
+    if (upload.commitsLocally === true) job.committingLocally?.();
+    const done = await commit(upload, label, job.keepLocal === true);
+    committed = true;
+    return done;
+  } finally {
+    tries.hash?.discard();
+    // Committed, it holds nothing (openUploadNow's promise): no close to wait for.
+    if (!committed) await upload.close().catch(() => undefined);
+  }
+}
+
 /** One request for the missing bytes. 'done': every byte is held and its hash matched; 'retry' means go round again. */
 async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | 'retry'> {
   const { job, ctx, active, label } = tries;
@@ -567,12 +651,12 @@ async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | '
     await upload.restart();
     held = 0;
   }
-  tries.hash = createSha256Stream(job.sizeBytes, ctx.hashWorkers);
+  const hash = tries.newHash();
   try {
     if (held > 0) {
       active.checking = true;
       try {
-        held = await hashHeld(upload, tries.hash);
+        held = await hashHeld(upload, hash);
       } finally {
         active.checking = false;
       }
@@ -581,60 +665,61 @@ async function attemptOnce(upload: Upload, tries: FileTries): Promise<'done' | '
     ctx.accounting.held(active, held);
 
     if (held === job.sizeBytes) {
-      if ((await tries.hash.digest()) === job.sha256) return 'done';
+      if ((await tries.digest()) === job.sha256) return 'done';
       await tries.mismatch(upload, label, 'hash_mismatch');
       return 'retry';
     }
 
-    let reply: Reply;
     const before = active.bytesDone;
     const closed = ctx.accounting.whenOpen(); // a paused sync starts no request
     if (closed) await closed;
+    let reply: Reply;
     try {
       reply = await streamToPart(upload, tries, held);
     } catch (e) {
-      if (isApiError(e) && e.kind === 'not_found') throw new FileFailedError(`${label}: not served (404); its set may have left accepted`, 'not_served');
-      if (isApiError(e) && e.kind === 'network' && active.bytesDone > before && !(e instanceof TooSlowError)) {
-        tries.resetAttempts(); // progress was made: this is a new failure, not a repeat (a trickle is no progress)
-      }
-      if (isRetryable(e)) {
-        await tries.retryLater((e as ApiError).message, e);
-        return 'retry';
-      }
-      throw e;
+      return await tries.requestFailed(e, before);
     }
-
-    if (reply.status === 416) {
-      // We asked for held < size bytes, so the server disagrees on the size: start over.
-      await upload.restart();
-      await tries.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
-      return 'retry';
-    }
-    if (reply.status === 206) {
-      if (!rangeAppends(reply.headers, held, job.sizeBytes)) {
-        await upload.restart();
-        await tries.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
-        return 'retry';
-      }
-    }
-    const outcome = reply.outcome!;
-    if (outcome.kind === 'oversize') {
-      await tries.mismatch(upload, `${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
-      return 'retry';
-    }
-    if (outcome.kind === 'short') {
-      if (active.bytesDone > before) tries.resetAttempts();
-      await tries.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
-      return 'retry';
-    }
-    // A small file's hash is known at once: no promise for it.
-    if ((tries.hash.digestNow() ?? (await tries.hash.digest())) === job.sha256) return 'done';
-    await tries.mismatch(upload, `${label}: SHA-256 mismatch`, 'hash_mismatch');
-    job.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
-    return 'retry';
+    return await judgeReply(upload, tries, reply, held, before);
   } finally {
-    tries.hash.discard();
+    tries.hash!.discard(); // the attempt's last hash (a 200 to a resume began a new one)
   }
+}
+
+/**
+ * What an answer to a request for the bytes from `held` makes of the file: 'done' once every byte
+ * came and the hash matched; else the upload is emptied or kept as the answer says, and 'retry'
+ * after the rules' wait (or a FileFailedError once they are spent).
+ */
+async function judgeReply(upload: Upload, tries: FileTries, reply: Reply, held: number, before: number): Promise<'done' | 'retry'> {
+  const { job, active, label } = tries;
+  if (reply.status === 416) {
+    // We asked for held < size bytes, so the server disagrees on the size: start over.
+    await upload.restart();
+    await tries.retryLater(`${label}: range not satisfiable at byte ${held}; starting over`, undefined);
+    return 'retry';
+  }
+  if (reply.status === 206) {
+    if (!rangeAppends(reply.headers, held, job.sizeBytes)) {
+      await upload.restart();
+      await tries.retryLater(`${label}: unexpected Content-Range ${JSON.stringify(reply.headers['content-range'] ?? null)} for a resume at ${held} of ${job.sizeBytes}; starting over`, undefined);
+      return 'retry';
+    }
+  }
+  const outcome = reply.outcome!;
+  if (outcome.kind === 'oversize') {
+    await tries.mismatch(upload, `${label}: the server sent more than the announced ${job.sizeBytes} bytes`, 'oversize');
+    return 'retry';
+  }
+  if (outcome.kind === 'short') {
+    if (active.bytesDone > before) tries.resetAttempts();
+    await tries.retryLater(`${label}: the transfer ended early at ${active.bytesDone} of ${job.sizeBytes} bytes`, undefined);
+    return 'retry';
+  }
+  // A small file's hash is known at once: no promise for it.
+  if ((tries.digestNow() ?? (await tries.digest())) === job.sha256) return 'done';
+  await tries.mismatch(upload, `${label}: SHA-256 mismatch`, 'hash_mismatch');
+  job.onRetry(0, `${label}: SHA-256 mismatch, downloading again`, 0, 'hash_mismatch');
+  return 'retry';
 }
 
 /**

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs, renameSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DestinationError, EscapeError, type Destination } from '../../src-main/sync/destination/destination';
 import { createLocalFolder, LINKED_STAMP, type LocalFolder } from '../../src-main/sync/destination/local-folder';
 
@@ -141,6 +141,38 @@ describe('LocalFolder: uploads', () => {
     await fs.rm(path.join(dest, 'sets', '1'), { recursive: true });
     await u.commit();
     expect((await readAll(folder, 'sets/1/a.bin')).toString()).toBe('small and late');
+  });
+
+  it('openUploadNow: a small upload without waiting once the lock listed partial/, never for a held part file or a large body', async () => {
+    const body = Buffer.from('opened at once');
+    const expect_ = (rk: string, size = body.length) => ({ size, sha256: sha(body), resumeKey: rk });
+    const held = `1-3-${sha(body)}`;
+    await fs.writeFile(partPath(held), body.subarray(0, 4));
+    // Before the lock nothing was listed: the engine waits for openUpload.
+    expect(folder.openUploadNow('sets/1/a.bin', expect_(`1-2-${sha(body)}`))).toBeNull();
+    const lock = await folder.lock();
+    try {
+      // The listing lock() began settles (an unused upload holds nothing).
+      await vi.waitFor(() => expect(folder.openUploadNow('sets/1/e.bin', expect_(`1-7-${sha(body)}`))).not.toBeNull());
+      expect(folder.openUploadNow('sets/1/c.bin', expect_(held))).toBeNull(); // its held bytes resume through openUpload
+      expect(folder.openUploadNow('sets/1/d.bin', expect_(`1-4-${sha(body)}`, 2 * 1024 * 1024))).toBeNull();
+      expect(() => folder.openUploadNow('sets/../x', expect_(`1-5-${sha(body)}`))).toThrow(DestinationError);
+      const u = folder.openUploadNow('sets/1/a.bin', expect_(`1-2-${sha(body)}`))!;
+      expect(u.held).toBe(0);
+      await u.write([body], 0);
+      expect(await folder.stat('sets/1/a.bin')).toBeNull();
+      const info = await u.commit();
+      expect(await folder.stat('sets/1/a.bin')).toEqual(info);
+      expect((await readAll(folder, 'sets/1/a.bin')).toString()).toBe('opened at once');
+      // Not committed, its bytes are set aside at close like openUpload's, and the next open resumes them.
+      const cut = folder.openUploadNow('sets/1/b.bin', expect_(`1-6-${sha(body)}`))!;
+      await cut.write([body.subarray(0, 6)], 0);
+      await cut.close();
+      expect(folder.openUploadNow('sets/1/b.bin', expect_(`1-6-${sha(body)}`))).toBeNull();
+      expect((await folder.openUpload('sets/1/b.bin', expect_(`1-6-${sha(body)}`))).held).toBe(6);
+    } finally {
+      await lock.release();
+    }
   });
 
   it('discard removes the held bytes; close keeps them', async () => {

@@ -65,6 +65,11 @@ class WatchedFolder extends LocalFolder {
     this.uploads++;
     return super.openUpload(...args);
   }
+  override openUploadNow(...args: Parameters<LocalFolder['openUploadNow']>) {
+    const upload = super.openUploadNow(...args);
+    if (upload !== null) this.uploads++;
+    return upload;
+  }
   override async writeAtomic(...args: Parameters<LocalFolder['writeAtomic']>) {
     this.written.push(args[0]);
     return super.writeAtomic(...args);

@@ -232,6 +232,13 @@ export interface Destination {
   /** Opens (or resumes) the upload of a downloaded body that becomes `key` on commit. */
   openUpload(key: string, expect: ExpectedBody): Promise<Upload>;
   /**
+   * Optional: an upload for a new small body opened without waiting (nothing to list, read or
+   * resolve first), or null when it cannot be (then openUpload). It holds nothing (held 0), and
+   * once committed it holds nothing either: close() is needed only when it was not committed.
+   * Lets the engine's first attempt of a small file skip a round of promises (issue 21).
+   */
+  openUploadNow?(key: string, expect: ExpectedBody): Upload | null;
+  /**
    * An object already at `key` that holds exactly these bytes, or null: a folder hashes a
    * regular file of the right size; a bucket trusts its own `sha256` metadata (HEAD), so state
    * lost or made on another machine is rebuilt without downloading the files again. It looks

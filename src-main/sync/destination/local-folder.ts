@@ -69,6 +69,9 @@ export interface LocalFolderOptions {
 /** A resume key names a file in partial/: validated ids and a hash, nothing that could leave the folder. */
 const RESUME_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** verifiedCopy's answer for a folder this sync made: one settled promise, shared. */
+const NO_COPY: Promise<ObjectInfo | null> = Promise.resolve(null);
+
 /** How many folders made by this destination verifiedCopy remembers (far more than the sets a sync has in flight). */
 const MADE_DIRS_KEPT = 4096;
 
@@ -142,8 +145,8 @@ export class LocalFolder implements Destination {
 
   /**
    * Takes DEST/.dataset-sync/lock (lock.ts), then empties tmp/ (temp files a killed sync left
-   * behind) and begins removing what replaced/ holds, not waited for: the sync goes on meanwhile,
-   * and the lock's release waits for it.
+   * behind), begins the listing of partial/, and begins removing what replaced/ holds, neither
+   * waited for: the sync goes on meanwhile, and the lock's release waits for the removal.
    */
   async lock(): Promise<DestinationLock> {
     const lock = await acquireLock(this.root);
@@ -154,6 +157,8 @@ export class LocalFolder implements Destination {
       throw e;
     }
     if (this.consentsRole) return lock;
+    // Listed now that the lock is held, so the first downloads find the answer ready (openUploadNow).
+    this.heldParts.begin();
     const removing = removeReplacedVersions(this.root);
     this.removingReplaced = removing;
     return {
@@ -285,6 +290,22 @@ export class LocalFolder implements Destination {
   }
 
   /**
+   * A small download's MemoryUpload when nothing needs waiting for: DEST's real path is known, and
+   * the listing of partial/ was read and holds no part file for it. Else null (openUpload).
+   */
+  openUploadNow(key: string, expect: ExpectedBody): Upload | null {
+    const realRoot = this.realRoot;
+    if (realRoot === undefined || !this.writerWanted || expect.size > MEMORY_UPLOAD_MAX_BYTES || this.heldParts.holdsNow(expect.resumeKey) !== false) return null;
+    const writer = fileWriter();
+    if (writer === null) return null;
+    checkKey(key);
+    if (!RESUME_KEY.test(expect.resumeKey)) return null;
+    const parts = key.split('/');
+    const partPath = pathUnder(this.partial, `${expect.resumeKey}.part`);
+    return new MemoryUpload({ key, partPath, realRoot, dirParts: parts.slice(0, -1), name: parts.at(-1)!, tmpDir: this.scratch, resumeKey: expect.resumeKey }, writer, this.heldParts);
+  }
+
+  /**
    * A part file in partial/ (LocalUpload), or for a small download without one, the bytes in
    * memory written whole at commit by the file writer thread (MemoryUpload: issue #21).
    */
@@ -304,11 +325,16 @@ export class LocalFolder implements Destination {
     return LocalUpload.open({ key, partPath, realRoot, dirParts, name }, this.heldParts, this.folderChecks, expect);
   }
 
-  async verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {
-    checkKey(key);
+  verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {
+    try {
+      checkKey(key);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
     const file = keyPath(this.root, key);
     // A folder made in this sync held nothing before it: a copy written since is this sync's own.
-    if (this.madeDirs.has(path.dirname(file))) return null;
+    // Not async: a first sync asks this for every file, and the answer is known at once.
+    if (this.madeDirs.has(path.dirname(file))) return NO_COPY;
     return verifiedFile(key, file, expect.size, expect.sha256);
   }
 

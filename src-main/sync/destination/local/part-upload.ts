@@ -80,6 +80,12 @@ function legacyResumeKey(resumeKey: string): string | null {
   return m ? m[1]! : null;
 }
 
+/** Whether a listing of partial/ has a part file of this download, under today's name or the older one. */
+function holds(names: Set<string>, resumeKey: string): boolean {
+  const legacy = legacyResumeKey(resumeKey);
+  return names.has(`${resumeKey}.part`) || (legacy !== null && names.has(`${legacy}.part`));
+}
+
 /**
  * The part files in the partial folder, listed once per destination opened (one readdir per
  * sync): older versions' names are taken over from the listing rather than probed with a rename
@@ -89,15 +95,30 @@ function legacyResumeKey(resumeKey: string): string | null {
  */
 export class HeldParts {
   private names: Promise<Set<string>> | undefined;
+  /** The listing once read (has() without waiting: holdsNow). */
+  private known: Set<string> | undefined;
 
   constructor(private readonly partialDir: string) {}
+
+  /** Begins the listing (once the lock is held), so that holdsNow can answer by the time the first downloads ask. */
+  begin(): void {
+    void this.listing();
+  }
+
+  /** has(), answered without waiting once the listing was read; undefined before (the listing is then begun). */
+  holdsNow(resumeKey: string): boolean | undefined {
+    const names = this.known;
+    if (names === undefined) {
+      void this.listing();
+      return undefined;
+    }
+    return names.size > 0 && holds(names, resumeKey);
+  }
 
   /** Whether the listing had a part file of this download, under today's name or the older one. */
   async has(resumeKey: string): Promise<boolean> {
     const names = await this.listing();
-    if (names.size === 0) return false; // a first sync's case: no name to build, no pattern to match
-    const legacy = legacyResumeKey(resumeKey);
-    return names.has(`${resumeKey}.part`) || (legacy !== null && names.has(`${legacy}.part`));
+    return names.size > 0 && holds(names, resumeKey); // none: a first sync's case, no name to build, no pattern to match
   }
 
   /** A part file this sync wrote after the listing (a small download's bytes set aside by MemoryUpload.close). */
@@ -116,8 +137,8 @@ export class HeldParts {
 
   private listing(): Promise<Set<string>> {
     this.names ??= fs.readdir(this.partialDir).then(
-      (names) => new Set(names.filter((n) => n.endsWith('.part'))),
-      () => new Set<string>(),
+      (names) => (this.known = new Set(names.filter((n) => n.endsWith('.part')))),
+      () => (this.known = new Set<string>()),
     );
     return this.names;
   }
