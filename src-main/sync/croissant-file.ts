@@ -8,7 +8,7 @@
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
-import { perSet, type LocalSet, type LocalSets } from './state/set-store';
+import { filesBySlot, perSet, type LocalSet, type LocalSets } from './state/set-store';
 import { TEXT_CHUNK_CHARS } from './text-chunk';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';
@@ -186,8 +186,7 @@ function* fileObjects(sets: Iterable<LocalSet>): Generator<string> {
   for (const set of sets) {
     if (!inDataset(set)) continue;
     // The order of SHA256SUMS (dataset.ts): by slot within the set.
-    const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) yield fileObjectMember(rel, f.sizeBytes, f.sha256, encodingFormat(rel)) + ',\n';
+    for (const [rel, f] of filesBySlot(set)) yield fileObjectMember(rel, f.sizeBytes, f.sha256, encodingFormat(rel)) + ',\n';
   }
 }
 

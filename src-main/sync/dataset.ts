@@ -6,9 +6,10 @@ import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
 import { csvBody } from './csv-body';
 import { datasetCsvText } from './dataset-csv';
 import { TEXT_CHUNK_CHARS } from './text-chunk';
+import { inRoleOrder } from './participants-file';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
-import type { LocalSet, LocalSets } from './state/set-store';
+import { filesBySlot, type LocalSet, type LocalSets } from './state/set-store';
 import type { FileFingerprint, IndexFingerprint } from './state';
 
 export const MANIFEST_COLUMNS = [
@@ -175,8 +176,7 @@ export async function writeCollectionJson(dest: Destination, collection: Collect
 }
 
 export function participantRefs(set: SetRecord): string {
-  return [...set.participants]
-    .sort((a, b) => (a.role < b.role ? -1 : a.role > b.role ? 1 : 0))
+  return inRoleOrder(set.participants)
     .map((p) => p.participant_ref)
     .join(';');
 }
@@ -194,21 +194,16 @@ function manifestRow(rel: string, f: LocalSet['files'][string]): string[] {
   );
 }
 
-/** A set's files in manifest order: by slot. */
-function sortedEntries(set: LocalSet): Array<[string, LocalSet['files'][string]]> {
-  return Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-}
-
 /** manifest.csv's bytes, streamed a batch of rows at a time (csv-body.ts). */
 function manifestBody(sets: LocalSets): AsyncIterable<Buffer> {
-  return csvBody(sets, (set) => sortedEntries(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_COLUMNS);
+  return csvBody(sets, (set) => filesBySlot(set).map(([rel, f]) => manifestRow(rel, f)), MANIFEST_COLUMNS);
 }
 
 /** SHA256SUMS's text in chunks (text-chunk.ts): the strings held at once stay small whatever the file count. */
 async function* sumsBody(sets: LocalSets): AsyncGenerator<string> {
   let sums = '';
   for await (const set of sets) {
-    for (const [rel, f] of sortedEntries(set)) sums += `${f.sha256}  ${rel}\n`;
+    for (const [rel, f] of filesBySlot(set)) sums += `${f.sha256}  ${rel}\n`;
     if (sums.length >= TEXT_CHUNK_CHARS) {
       yield sums;
       sums = '';
@@ -285,7 +280,7 @@ export async function appendManifestAndSums(dest: Destination, base: IndexFinger
   const rows: string[][] = [];
   let sums = '';
   for (const set of sets) {
-    for (const [rel, f] of sortedEntries(set)) {
+    for (const [rel, f] of filesBySlot(set)) {
       rows.push(manifestRow(rel, f));
       sums += `${f.sha256}  ${rel}\n`;
     }

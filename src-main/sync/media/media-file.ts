@@ -10,7 +10,7 @@ import { datasetCsvText } from '../dataset-csv';
 import type { Destination } from '../destination/destination';
 import { asWritten, fingerprintOf } from '../dataset';
 import type { MediaFingerprint } from '../state';
-import type { LocalSet, LocalSets } from '../state/set-store';
+import { filesBySlot, type LocalSet, type LocalSets } from '../state/set-store';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
@@ -29,8 +29,7 @@ export interface MediaCounts {
 /** The rows of `sets`' files (the manifest's order), judged against `rules`; counted into `counts`. */
 function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): Generator<string[]> {
   for (const set of sets) {
-    const entries = Object.entries(set.files).sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-    for (const [rel, f] of entries) {
+    for (const [rel, f] of filesBySlot(set)) {
       const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
       const v = judge(rel, media, rules);
       if (isProblem(v)) counts.problems++;

@@ -57,6 +57,20 @@ export interface LocalSet {
   participants?: ParticipantEntry[];
 }
 
+/**
+ * A set's files as [path, entry] by slot: the order of every dataset file's rows (manifest.csv,
+ * SHA256SUMS, media.csv, croissant.json). Records read from the state come in path order, which
+ * is slot order for the service's names, so the sort is nearly always skipped (issue 21: at
+ * 10,000 sets the end of a first sync sorted 40,000 lists of four, 62 MB of sort buffers).
+ */
+export function filesBySlot(set: LocalSet): Array<[string, FileEntry]> {
+  const list = Object.entries(set.files);
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1]![1].slotIndex > list[i]![1].slotIndex) return list.sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
+  }
+  return list;
+}
+
 /** The stamp the destination gave when the file was verified (ObjectInfo.stamp). */
 export function entryStamp(e: Pick<FileEntry, 'mtimeMs' | 'stamp'>): string {
   return e.stamp ?? String(e.mtimeMs);
