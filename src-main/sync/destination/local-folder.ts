@@ -294,15 +294,12 @@ export class LocalFolder implements Destination {
    * the listing of partial/ was read and holds no part file for it. Else null (openUpload).
    */
   openUploadNow(key: string, expect: ExpectedBody): Upload | null {
+    this.checkUpload(key, expect);
     const realRoot = this.realRoot;
-    if (realRoot === undefined || !this.writerWanted || expect.size > MEMORY_UPLOAD_MAX_BYTES || this.heldParts.holdsNow(expect.resumeKey) !== false) return null;
-    const writer = fileWriter();
-    if (writer === null) return null;
-    checkKey(key);
-    if (!RESUME_KEY.test(expect.resumeKey)) return null;
-    const parts = key.split('/');
-    const partPath = pathUnder(this.partial, `${expect.resumeKey}.part`);
-    return new MemoryUpload({ key, partPath, realRoot, dirParts: parts.slice(0, -1), name: parts.at(-1)!, tmpDir: this.scratch, resumeKey: expect.resumeKey }, writer, this.heldParts);
+    if (realRoot === undefined) return null;
+    const writer = this.smallWriter(expect.size);
+    if (writer === null || this.heldParts.holdsNow(expect.resumeKey) !== false) return null;
+    return this.memoryUpload(key, expect, realRoot, writer);
   }
 
   /**
@@ -310,19 +307,37 @@ export class LocalFolder implements Destination {
    * memory written whole at commit by the file writer thread (MemoryUpload: issue #21).
    */
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {
+    this.checkUpload(key, expect);
+    const realRoot = await this.realRootNow();
+    const writer = this.smallWriter(expect.size);
+    if (writer !== null && !(await this.heldParts.has(expect.resumeKey))) return this.memoryUpload(key, expect, realRoot, writer);
+    const parts = key.split('/');
+    return LocalUpload.open({ key, partPath: this.partPathOf(expect.resumeKey), realRoot, dirParts: parts.slice(0, -1), name: parts.at(-1)! }, this.heldParts, this.folderChecks, expect);
+  }
+
+  /** Refuses a key, or a resume key that could name a file outside partial/, before any upload is opened. */
+  private checkUpload(key: string, expect: ExpectedBody): void {
     checkKey(key);
     if (!RESUME_KEY.test(expect.resumeKey)) throw new DestinationError('bad_key', `The resume key ${JSON.stringify(expect.resumeKey)} cannot name a part file.`);
+  }
+
+  /** The file writer for a body small enough to be held in memory; null for a larger one, or when the writer is off or cannot start. */
+  private smallWriter(size: number): FileWriter | null {
+    return this.writerWanted && size <= MEMORY_UPLOAD_MAX_BYTES ? fileWriter() : null;
+  }
+
+  private partPathOf(resumeKey: string): string {
+    return pathUnder(this.partial, `${resumeKey}.part`);
+  }
+
+  private memoryUpload(key: string, expect: ExpectedBody, realRoot: string, writer: FileWriter): MemoryUpload {
     const parts = key.split('/');
-    const partPath = pathUnder(this.partial, `${expect.resumeKey}.part`);
-    const realRoot = await this.realRootNow();
-    const dirParts = parts.slice(0, -1);
-    const name = parts.at(-1)!;
-    const writer = this.writerWanted && expect.size <= MEMORY_UPLOAD_MAX_BYTES ? fileWriter() : null;
-    if (writer !== null && !(await this.heldParts.has(expect.resumeKey))) {
-      // Built field by field, not spread from `where`: a spread cost several us per file here.
-      return new MemoryUpload({ key, partPath, realRoot, dirParts, name, tmpDir: this.scratch, resumeKey: expect.resumeKey }, writer, this.heldParts);
-    }
-    return LocalUpload.open({ key, partPath, realRoot, dirParts, name }, this.heldParts, this.folderChecks, expect);
+    // Built field by field, not spread from another object: a spread cost several us per file here.
+    return new MemoryUpload(
+      { key, partPath: this.partPathOf(expect.resumeKey), realRoot, dirParts: parts.slice(0, -1), name: parts.at(-1)!, tmpDir: this.scratch, resumeKey: expect.resumeKey },
+      writer,
+      this.heldParts,
+    );
   }
 
   verifiedCopy(key: string, expect: { size: number; sha256: string }): Promise<ObjectInfo | null> {
