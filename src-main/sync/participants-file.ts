@@ -6,6 +6,7 @@ import { hashedAsWritten, ResumableSha256, type TableHash } from './table-hash';
 import { csvBody } from './csv-body';
 import type { Participant, SetRecord } from '../../src-shared/delivery-api';
 import { datasetCsvText } from './dataset-csv';
+import { inOrder } from './in-order';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
 import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
@@ -17,13 +18,11 @@ function byRole(a: { role: string }, b: { role: string }): number {
 }
 
 /**
- * The participants in role order: the list itself when it is in that order already (the service
- * lists them so, and records keep them so), else a sorted copy. Not to be changed by the caller.
- * Asked once or twice per set in a sync: a copy and a sort each time cost allocations (issue 21).
+ * The participants in role order, sorted only when they are not (the service lists them so, and
+ * records keep them so: in-order.ts). Not to be changed by the caller.
  */
 export function inRoleOrder<P extends { role: string }>(list: readonly P[]): readonly P[] {
-  for (let i = 1; i < list.length; i++) if (byRole(list[i - 1]!, list[i]!) > 0) return [...list].sort(byRole);
-  return list;
+  return inOrder(list, byRole);
 }
 
 /** What participants.csv needs of one participant; a field the record does not carry stays absent (an empty cell). */

@@ -3,6 +3,7 @@
 // the legacy import (legacy-logs.ts) writes rows without importing the store that opens it.
 import type Database from 'better-sqlite3';
 import type { MediaEntry } from '../media/media-check';
+import { inOrder } from '../in-order';
 export interface FileEntry {
   setId: number;
   fileId: number;
@@ -60,15 +61,14 @@ export interface LocalSet {
 /**
  * A set's files as [path, entry] by slot: the order of every dataset file's rows (manifest.csv,
  * SHA256SUMS, media.csv, croissant.json). Records read from the state come in path order, which
- * is slot order for the service's names, so the sort is nearly always skipped (issue 21: at
- * 10,000 sets the end of a first sync sorted 40,000 lists of four, 62 MB of sort buffers).
+ * is slot order for the service's names, so the sort is nearly always skipped (in-order.ts).
  */
-export function filesBySlot(set: LocalSet): Array<[string, FileEntry]> {
-  const list = Object.entries(set.files);
-  for (let i = 1; i < list.length; i++) {
-    if (list[i - 1]![1].slotIndex > list[i]![1].slotIndex) return list.sort(([, a], [, b]) => a.slotIndex - b.slotIndex);
-  }
-  return list;
+export function filesBySlot(set: LocalSet): ReadonlyArray<[string, FileEntry]> {
+  return inOrder(Object.entries(set.files), bySlot);
+}
+
+function bySlot([, a]: [string, FileEntry], [, b]: [string, FileEntry]): number {
+  return a.slotIndex - b.slotIndex;
 }
 
 /** The stamp the destination gave when the file was verified (ObjectInfo.stamp). */
