@@ -31,15 +31,16 @@ export function warmIndexExtension(dest: Destination): void {
  * When the run only added sets above every set listed, their rows are appended (appendRows), and
  * the other files follow the same way. Whatever must be written whole is written from one read of
  * every record (SharedPass: a page of sets at a time, memory flat in the set count), all files at
- * once. Entries of files found damaged and not healed have been dropped before (disk-check.ts).
+ * once. `whole`: every file is written whole, as after the end found entries to drop (disk-check.ts):
+ * the files were just written, so nothing they hold may be kept or extended.
  */
-export async function writeDatasetIndex(dest: Destination, state: RunState): Promise<{ mediaProblems: number; mediaUnprobed: number }> {
+export async function writeDatasetIndex(dest: Destination, state: RunState, whole = false): Promise<{ mediaProblems: number; mediaUnprobed: number }> {
   const store = state.store;
   store.flush();
   const index = state.head.index;
-  const unchanged = index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
+  const unchanged = !whole && index !== undefined && indexListsStore(index, store) && (await indexUnchanged(dest, index));
   let appended: AppendedSets | undefined;
-  if (!unchanged) {
+  if (!unchanged && !whole) {
     const rows = await appendRows(dest, state);
     if (rows) {
       appended = rows;

@@ -79,16 +79,16 @@ export async function checkRecordedFiles(dest: Destination, state: RunState, clo
 }
 
 /**
- * The end of the sync, for the sets the check found damaged and the sets this sync worked on: an
- * entry whose file is missing or changed now (its download failed, the set is no longer served,
- * or the file went after it was verified; a set folder swapped for a link loses every entry)
- * leaves the records, so manifest.csv and SHA256SUMS list only verified files present. Returns
- * the sets that lost an entry: they are no longer complete, and the caller makes the ones still
- * wanted pending so the next sync fetches them. Every file goes through one checkPresence (a
- * folder's lstat calls batched, on the file writer thread), not one set after the other: at 100,000 sets
- * the set-by-set round trips were most of the time between the last download and the manifest.
+ * The end of the sync, for the sets the check found damaged and the sets this sync worked on: the
+ * entries whose file is missing or changed now (its download failed, the set is no longer served,
+ * or the file went after it was verified; a set folder swapped for a link loses every entry), as
+ * set id -> keys. Changes nothing, so it may run beside the pass that writes the dataset files
+ * (run.ts), which are written again in the rare sync where it finds one (dropEntries). Every file
+ * goes through one checkPresence (a folder's lstat calls batched, on the file writer thread), not
+ * one set after the other: at 100,000 sets the set-by-set round trips were most of the time
+ * between the last download and the manifest.
  */
-export async function dropUnhealedEntries(dest: Destination, state: RunState, setIds: Iterable<number>): Promise<number[]> {
+export async function findUnhealedEntries(dest: Destination, state: RunState, setIds: Iterable<number>): Promise<Map<number, string[]>> {
   const ids = new Set(setIds);
   const gone = new Map<number, string[]>();
   for await (const p of dest.checkPresence(recordedFilesOf(state, ids))) {
@@ -97,6 +97,15 @@ export async function dropUnhealedEntries(dest: Destination, state: RunState, se
     if (!keys) gone.set(id, (keys = []));
     keys.push(p.key);
   }
+  return gone;
+}
+
+/**
+ * Takes the entries findUnhealedEntries found out of the records, so manifest.csv and SHA256SUMS
+ * list only verified files present. Returns the sets that lost an entry: they are no longer
+ * complete, and the caller makes the ones still wanted pending so the next sync fetches them.
+ */
+export function dropEntries(state: RunState, gone: ReadonlyMap<number, readonly string[]>): number[] {
   const lost: number[] = [];
   for (const [id, keys] of gone) {
     const local = state.store.get(id);

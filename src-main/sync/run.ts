@@ -18,7 +18,7 @@ import { adoptSubset, changesSubset, resolveSubset, unknownNames } from './subse
 import { findLeftAccepted, withdrawSet } from './withdraw';
 import { parseDestination } from './destination/parse-destination';
 import { warmIndexExtension, writeDatasetIndex } from './dataset-index';
-import { checkRecordedFiles, dropUnhealedEntries, type DiskCheck } from './disk-check';
+import { checkRecordedFiles, dropEntries, findUnhealedEntries, type DiskCheck } from './disk-check';
 import { bindingConflict, type FolderOwner } from './folder-binding';
 import { localFsError } from './local-errors';
 import { failureCode } from './failure-code';
@@ -622,12 +622,16 @@ export class SyncRun {
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
         await state.settled();
-        if (this.diskCheck) {
-          // The sets this sync worked on are looked at again too: a file verified here may have gone since.
-          const lost = await dropUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]);
-          for (const id of lost) if (this.seen.has(id)) state.addPending(id);
-        }
-        const media = await writeDatasetIndex(dest, state);
+        // The sets this sync worked on are looked at again too: a file verified here may have gone
+        // since. The look only reads, so it runs beside the dataset files' pass (their files'
+        // lstat calls on the file writer thread while this one writes the files); in the rare sync
+        // where it finds an entry to drop, the files are written again without it.
+        const unhealed = this.diskCheck ? findUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]) : undefined;
+        void unhealed?.catch(() => undefined); // awaited below, unless the write fails first
+        let media = await writeDatasetIndex(dest, state);
+        const lost = dropEntries(state, (await unhealed) ?? new Map());
+        for (const id of lost) if (this.seen.has(id)) state.addPending(id);
+        if (lost.length > 0) media = await writeDatasetIndex(dest, state, true);
         s.mediaProblems = media.mediaProblems;
         s.mediaUnprobed = media.mediaUnprobed;
         if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;

@@ -127,7 +127,8 @@ describe('a plain sync heals the dataset folder', () => {
     const { svc, collectionId } = env;
     const fresh = await freshDest();
     try {
-      // The end of the sync looks again at the files it verified (disk-check.ts dropUnhealedEntries).
+      // The end of the sync looks again at the files it verified (disk-check.ts findUnhealedEntries),
+      // beside the first writing of the lists, which are written again without the file.
       let gone: string | undefined;
       const first = await sync(svc, fresh, {}, (e) => {
         if (gone === undefined && e.type === 'file' && e.state === 'verified') {
@@ -140,6 +141,9 @@ describe('a plain sync heals the dataset folder', () => {
       expect(readFileSync(path.join(fresh, 'SHA256SUMS'), 'utf8')).not.toContain(gone!);
       expect(readFileSync(path.join(fresh, 'manifest.csv'), 'utf8')).not.toContain(gone!);
       expect(readFileSync(path.join(fresh, 'croissant.json'), 'utf8')).not.toContain(gone!);
+      const media = readFileSync(path.join(fresh, 'media.csv'), 'utf8');
+      expect(media).not.toContain(gone!);
+      expect(media.trimEnd().split('\n')).toHaveLength(10); // the header and the 9 files present
       expect((await sha256sumCheck(fresh)).code).toBe(0);
       expect(first.summary.filesDownloaded).toBe(10);
 

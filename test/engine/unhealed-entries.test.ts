@@ -1,14 +1,15 @@
-// The end-of-sync look at the files the sync worked on (disk-check.ts dropUnhealedEntries), over a
-// real folder and a real state database: an entry whose file went or changed leaves its record,
-// whichever way the records are read (one scan of every file's row when the sets are many, a
-// record per set when they are few), and nothing else is touched.
+// The end-of-sync look at the files the sync worked on (disk-check.ts findUnhealedEntries, then
+// dropEntries), over a real folder and a real state database: an entry whose file went or changed
+// leaves its record, whichever way the records are read (one scan of every file's row when the
+// sets are many, a record per set when they are few), and nothing else is touched. The look itself
+// changes nothing: it runs beside the pass that writes the dataset files (run.ts).
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-main/sync/clock';
 import { createLocalFolder, type LocalFolder } from '../../src-main/sync/destination/local-folder';
-import { dropUnhealedEntries } from '../../src-main/sync/disk-check';
+import { dropEntries, findUnhealedEntries } from '../../src-main/sync/disk-check';
 import { RunState } from '../../src-main/sync/run-state';
 import { emptyState } from '../../src-main/sync/state';
 import { SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
@@ -52,14 +53,22 @@ afterEach(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
+/** What the end does: the look, then the drop; the look alone must leave every record as it was. */
+async function dropUnhealedEntries(setIds: number[]): Promise<number[]> {
+  const gone = await findUnhealedEntries(folder, state, setIds);
+  expect(state.changedSets.size).toBe(0);
+  expect(entries(7)).toHaveLength(2);
+  return dropEntries(state, gone);
+}
+
 function entries(id: number): string[] {
   return Object.keys(store.get(id)!.files).sort();
 }
 
-describe('dropUnhealedEntries', () => {
+describe('findUnhealedEntries and dropEntries', () => {
   it('many sets (one scan of the rows): drops exactly the entries whose files went or changed', async () => {
     const all = Array.from({ length: SETS }, (_, i) => i + 1);
-    const lost = await dropUnhealedEntries(folder, state, [...all, 7, 7]);
+    const lost = await dropUnhealedEntries([...all, 7, 7]);
     expect(lost.sort((a, b) => a - b)).toEqual([7, 250, 399]);
     expect(entries(7)).toEqual(['sets/7/set_7_slot_01.mp4']);
     expect(entries(250)).toEqual(['sets/250/set_250_slot_02.mp4']);
@@ -71,7 +80,7 @@ describe('dropUnhealedEntries', () => {
   });
 
   it('few sets (a record per set): only the sets asked are looked at', async () => {
-    const lost = await dropUnhealedEntries(folder, state, [7, 8, 9]);
+    const lost = await dropUnhealedEntries([7, 8, 9]);
     expect(lost).toEqual([7]);
     expect(entries(7)).toEqual(['sets/7/set_7_slot_01.mp4']);
     expect(entries(250)).toHaveLength(2); // damaged, but not asked about
