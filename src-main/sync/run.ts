@@ -627,8 +627,14 @@ export class SyncRun {
         // lstat calls on the file writer thread while this one writes the files); in the rare sync
         // where it finds an entry to drop, the files are written again without it.
         const unhealed = this.diskCheck ? findUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]) : undefined;
-        void unhealed?.catch(() => undefined); // awaited below, unless the write fails first
-        let media = await writeDatasetIndex(dest, state);
+        void unhealed?.catch(() => undefined); // its failure is thrown below, once the writing has ended
+        let media;
+        try {
+          media = await writeDatasetIndex(dest, state);
+        } finally {
+          // Never left running past a failed writing: the state and the destination close after it.
+          await unhealed?.catch(() => undefined);
+        }
         const lost = dropEntries(state, (await unhealed) ?? new Map());
         for (const id of lost) if (this.seen.has(id)) state.addPending(id);
         if (lost.length > 0) media = await writeDatasetIndex(dest, state, true);
