@@ -9,7 +9,10 @@
 // Requests are sent a turn of the event loop at a time, in one message (replies come back the
 // same way): a message to a worker that sleeps costs a wake-up of its thread, 34 us of the
 // sender's time on these 2-core VMs against 3-6 us for one that is busy (measured with 2,000
-// messages each way), so per file that was most of what the writer saved.
+// messages each way), so per file that was most of what the writer saved. And while the writer
+// still works on a batch of writes, the next one waits here for its answer rather than queue
+// behind it: the writer could not start it sooner, and one message then carries what several
+// turns asked (a first sync at 10,000 sets: 5,500-6,100 messages instead of 15,500-19,900).
 //
 // The same thread answers batches of lstat calls (the disk check, folder-files.ts presenceProblems):
 // through the thread pool each path cost the event loop about 8 us (the request, its callback, a
@@ -226,12 +229,16 @@ export class FileWriter {
   /** Requests of this turn, sent in one message at its end: one postMessage (a structured clone and a wake-up of the worker) per turn, not per file. */
   private outbox: Outgoing[] = [];
   private outboxTransfer: ArrayBuffer[] = [];
+  /** Requests sent and not yet answered: while there are any, writes wait in the outbox (a batch of lstat calls does not). */
+  private unanswered = 0;
+  private sendQueued = false;
 
   private constructor(private readonly worker: Worker) {
     // Referenced only while a write is waiting: an idle writer never keeps a process from exiting.
     worker.unref();
     worker.on('message', (replies: Reply[]) => {
       for (const r of replies) this.settle(r);
+      if (this.unanswered === 0 && this.outbox.length > 0) this.queueSend();
     });
     const die = (err: Error) => {
       this.dead = true;
@@ -275,13 +282,22 @@ export class FileWriter {
     return new Promise<PutResult | PathStats>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       if (this.waiting.size === 1) this.worker.ref();
-      this.outbox.push(message(id));
-      if (this.outbox.length === 1) setImmediate(() => this.send());
+      const m = message(id);
+      this.outbox.push(m);
+      // The disk check sends its next batch of lstat calls while one runs: never held back.
+      if (this.unanswered === 0 || 'stat' in m) this.queueSend();
     });
   }
 
-  /** Posts the requests of this turn of the event loop as one batch (setImmediate: after every I/O callback of the turn, so the commits of all the bodies that ended in it share one message). */
+  private queueSend(): void {
+    if (this.sendQueued) return;
+    this.sendQueued = true;
+    setImmediate(() => this.send());
+  }
+
+  /** Posts the requests waiting in the outbox as one batch (setImmediate: after every I/O callback of the turn, so the commits of all the bodies that ended in it share one message). */
   private send(): void {
+    this.sendQueued = false;
     const batch = this.outbox;
     const transfer = this.outboxTransfer;
     this.outbox = [];
@@ -289,6 +305,7 @@ export class FileWriter {
     if (batch.length === 0) return;
     try {
       this.worker.postMessage(batch, transfer);
+      this.unanswered += batch.length;
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       for (const m of batch) {
@@ -300,6 +317,7 @@ export class FileWriter {
   }
 
   private settle(r: Reply): void {
+    this.unanswered--;
     const w = this.waiting.get(r.id);
     if (!w) return;
     this.waiting.delete(r.id);
