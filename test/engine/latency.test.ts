@@ -117,6 +117,18 @@ describe('latency hiding', () => {
     expect((await syncOnce(large.svc, large.dest, { concurrency: 2 })).summary.exitCode).toBe(0);
     expect(peak((await large.svc.admin.stats()).timeline, isFile)).toBe(2);
   });
+
+  it('keeps sixteen consent requests in flight over HTTP/1.1 (four times a slot\'s small files), whatever the concurrency', async () => {
+    // 12 sets of two participants: more consents than places (a few participants have none), each
+    // held a while; the files are not.
+    const { svc, dest } = await service({ sets: 12, slots: 1, fileSize: 1024 });
+    await svc.admin.addFault({ path: '^/consents/' }, { type: 'latency', ms: 400 });
+    const { summary } = await syncOnce(svc, dest, { concurrency: 1 });
+    expect(summary.exitCode).toBe(0);
+    const { timeline, byRoute } = await svc.admin.stats();
+    expect(byRoute['GET /consents/:id']).toBeGreaterThan(16);
+    expect(peak(timeline, isConsent)).toBe(16);
+  });
 });
 
 describe('idle connections', () => {
