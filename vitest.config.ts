@@ -14,8 +14,5 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
-    // The media check runs ffprobe per verified file (~0.3 s of CPU each here): tests about
-    // other things would wait for it at every sync's end. test/cli/media-check.test.ts turns it on.
-    env: { DATASET_SYNC_MEDIA_CHECK: 'off' },
   },
 });

@@ -1,6 +1,6 @@
 // What the media check found, in one sentence for the CLI and the window: files that break the
-// collection's rules or disagree with the listing are said apart from files no prober read
-// (`unprobed`), which are not known to break anything.
+// collection's rules or disagree with the listing are said apart from files not checked yet
+// (`unprobed`: the check was off, or the sync ended first), which are not known to break anything.
 import type { SyncSummary } from './sync-events';
 
 function files(n: number): string {
@@ -14,7 +14,7 @@ export function mediaCheckWords(s: Pick<SyncSummary, 'mediaProblems' | 'mediaUnp
   const broken = problems - unprobed;
   const parts: string[] = [];
   if (broken > 0) parts.push(`${files(broken)} not as the collection's rules or the listing say`);
-  if (unprobed > 0) parts.push(`${files(unprobed)} not checked (no ffprobe, or the check is off)`);
+  if (unprobed > 0) parts.push(`${files(unprobed)} not checked yet (the check was off or cut short; the next sync checks them)`);
   return parts.length === 0 ? '' : `Media check: ${parts.join('; ')} (see media.csv)`;
 }
 

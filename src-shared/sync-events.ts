@@ -225,7 +225,7 @@ export interface SyncSummary {
   failures: Array<{ setId: number; fileId?: number; path?: string; reason: string; code: FailureCode }>;
   /** Files of the dataset whose `rules` or `listing` in media.csv is not `ok` (unprobed and unreadable ones included). Always sent by this engine; absent from summaries of older versions (history). */
   mediaProblems?: number;
-  /** Of mediaProblems, the files no prober read (`unprobed` in media.csv: no ffprobe, or the check is off): not known to break a rule. */
+  /** Of mediaProblems, the files not checked yet (`unprobed` in media.csv: the check was off, or the sync ended first): not known to break a rule. */
   mediaUnprobed?: number;
   /**
    * The check of every recorded file at the start of the sync (regular file, size and mtime as

@@ -9,6 +9,7 @@
 import type { SyncPhase, SyncSummary } from '../../src-shared/sync-events';
 import { systemClock, type Clock } from './clock';
 import { openGate, type PauseGate } from './task-pool';
+import type { StageWork } from './stages/stage';
 
 /**
  * A bandwidth limit. `consumed` is told of every body chunk as it arrives; it returns a promise
@@ -65,8 +66,8 @@ export class Accounting {
   setsRefetched = 0;
   /** What the run is doing (ProgressEvent.phase, `retrying` aside). */
   phase: SyncPhase = 'checking';
-  /** Files whose media check has not ended (ProgressEvent.mediaLeft, while phase is `checking_media`): asked of the media stage, never copied. */
-  mediaLeft: () => number = () => 0;
+  /** The stages' own work in files (stages/pipeline.ts: files they read themselves), asked when progress is computed, never copied. */
+  stageWork: () => StageWork = () => ({ done: 0, total: 0 });
   /** True once every set is listed and planned: the file totals are final (the progress fraction switches to bytes). */
   listed = false;
   /** The walk's back-off: the attempt coming next, the attempts allowed, and when it starts (clock ms). */

@@ -1,6 +1,7 @@
 // The end of a sync: manifest.csv and SHA256SUMS list exactly the verified files present
 // (docs/contracts.md §1), written only when something changed, and then for what changed; then
-// media.csv, participants.csv and croissant.json, which follow them.
+// the stages' files (media.csv: stages/stage.ts DatasetFileWriter), participants.csv and
+// croissant.json, which follow them.
 import type { Destination } from './destination/destination';
 import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
 import { manifestAsWritten, updateResearchFiles, writeResearchFiles, type AppendedSets } from './research-files';
@@ -8,12 +9,14 @@ import type { RunState } from './run-state';
 import type { IndexFingerprint } from './state';
 import { indexListsStore, storeMark } from './index-mark';
 import { paced } from './loop-turns';
-import { MEDIA_KEY, updateMediaFile, writeMediaFile } from './media/media-file';
 import { SharedPass } from './shared-pass';
 import type { LocalSet } from './state/set-store';
+import type { DatasetFileWriter } from './stages/stage';
+import type { SyncSummary } from '../../src-shared/sync-events';
 
-/** The files an appending end extends, in the order it extends them (manifest.csv and SHA256SUMS together). */
-const EXTENDED_FILES = ['manifest.csv', 'SHA256SUMS', 'participants.csv', MEDIA_KEY, 'croissant.json'] as const;
+/** The files an appending end extends, in the order it extends them (manifest.csv and SHA256SUMS together; the stages' files, then croissant.json, which names them all). */
+const EXTENDED_FIRST = ['manifest.csv', 'SHA256SUMS', 'participants.csv'] as const;
+const EXTENDED_LAST = ['croissant.json'] as const;
 
 /**
  * Called when the service lists sets after the watermark: this sync's end will likely extend
@@ -21,8 +24,8 @@ const EXTENDED_FILES = ['manifest.csv', 'SHA256SUMS', 'participants.csv', MEDIA_
  * the folder is checked, instead of at the end (issue #21: a sync bringing 10 new sets at a
  * million files spent most of its end copying 776 MB).
  */
-export function warmIndexExtension(dest: Destination): void {
-  dest.warmExtensions?.(EXTENDED_FILES);
+export function warmIndexExtension(dest: Destination, stageFiles: readonly DatasetFileWriter[]): void {
+  dest.warmExtensions?.([...EXTENDED_FIRST, ...stageFiles.map((f) => f.key), ...EXTENDED_LAST]);
 }
 
 /**
@@ -34,7 +37,7 @@ export function warmIndexExtension(dest: Destination): void {
  * once. `whole`: every file is written whole, as after the end found entries to drop (disk-check.ts):
  * the files were just written, so nothing they hold may be kept or extended.
  */
-export async function writeDatasetIndex(dest: Destination, state: RunState, whole = false): Promise<{ mediaProblems: number; mediaUnprobed: number }> {
+export async function writeDatasetIndex(dest: Destination, state: RunState, stageFiles: readonly DatasetFileWriter[], whole = false): Promise<Partial<SyncSummary>> {
   const store = state.store;
   store.flush();
   const index = state.head.index;
@@ -48,16 +51,19 @@ export async function writeDatasetIndex(dest: Destination, state: RunState, whol
     }
   }
   const rewriteIndex = !unchanged && appended === undefined;
-  // media.csv: kept with the manifest, or extended by the same sets' rows; else written whole below.
-  // participants.csv and croissant.json, which name the manifest: likewise. At once: after a sync
-  // that added sets, both extend files by copies inside the kernel (the tables' hashes are continued
-  // from their recorded states: table-hash.ts).
-  const [media, research] = await Promise.all([updateMediaFile(dest, unchanged, state.head.media, appended?.sets), updateResearchFiles(dest, state, rewriteIndex, appended)]);
+  // The stages' files (media.csv): kept with the manifest, or extended by the same sets' rows; else
+  // written whole below. participants.csv and croissant.json, which name the manifest: likewise. At
+  // once: after a sync that added sets, they extend files by copies inside the kernel (the tables'
+  // hashes are continued from their recorded states: table-hash.ts).
+  const [updates, research] = await Promise.all([
+    Promise.all(stageFiles.map((f) => f.update(dest, state, unchanged, appended?.sets))),
+    updateResearchFiles(dest, state, rewriteIndex, appended),
+  ]);
 
   // One pass over the records for every file written whole. Each reader is taken before the pass starts.
   const pass = new SharedPass<LocalSet>(() => paced(store.all()));
   const indexReaders = rewriteIndex ? { manifest: pass.reader(), sums: pass.reader() } : undefined;
-  const mediaReader = 'rewrite' in media ? pass.reader() : undefined;
+  const stageReaders = updates.map((u) => ('rewrite' in u ? pass.reader() : undefined));
   const researchReaders = research ? { count: pass.reader(), participants: pass.reader(), croissant: pass.reader() } : undefined;
 
   // A writer that fails ends the pass for the others (they would wait for its reader).
@@ -68,18 +74,14 @@ export async function writeDatasetIndex(dest: Destination, state: RunState, whol
     });
   const indexWritten = indexReaders ? failing(writeManifestAndSums(dest, indexReaders.manifest, indexReaders.sums)) : undefined;
   indexWritten?.catch(() => undefined); // awaited below, with the others
-  const mediaWritten = 'rewrite' in media ? failing(writeMediaFile(dest, mediaReader!, media.rewrite)) : Promise.resolve(media.done);
+  const stagesWritten = Promise.all(updates.map((u, i) => ('rewrite' in u ? failing(stageFiles[i]!.writeWhole(dest, state, stageReaders[i]!, u.rewrite)) : Promise.resolve(u.done))));
   const researchWritten =
     research && researchReaders
       ? failing(writeResearchFiles(dest, state, research, researchReaders, indexWritten ? indexWritten.then((w) => w.manifest) : manifestAsWritten(dest)))
       : undefined;
-  const [written, mediaDone] = await Promise.all([indexWritten, mediaWritten, researchWritten]);
+  const [written, stagesDone] = await Promise.all([indexWritten, stagesWritten, researchWritten]);
   if (written) recordIndex(state, written.fingerprint);
-  if (mediaDone.written) {
-    state.head.media = mediaDone.written;
-    state.touch();
-  }
-  return { mediaProblems: mediaDone.problems, mediaUnprobed: mediaDone.unprobed };
+  return Object.assign({}, ...stagesDone) as Partial<SyncSummary>;
 }
 
 function recordIndex(state: RunState, written: IndexFingerprint): void {
@@ -93,7 +95,8 @@ async function appendRows(dest: Destination, state: RunState): Promise<AppendedS
   // A set that left in this run still has rows in the files: appending would keep them.
   if (!base || state.changedSets.size === 0 || state.removedSets.size > 0) return null;
   const ids = [...state.changedSets].sort((a, b) => a - b);
-  const sets = ids.map((id) => state.store.get(id)).filter((s) => s !== undefined);
+  // With what the stages found of their files, as the whole pass reads them (SetStore.all).
+  const sets = state.store.withResults(ids.map((id) => state.store.get(id)).filter((s) => s !== undefined));
   const appended = await appendManifestAndSums(dest, base, sets);
   return appended && { base, sets, manifestTail: appended.manifestTail, written: appended.fingerprint };
 }

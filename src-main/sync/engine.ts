@@ -18,6 +18,8 @@ export { createPauseGate } from './task-pool';
 // The app's questions about a destination's records (counts, the last run's changes, files of a set, a page of sets).
 export { StateQueries, queryState, type DatasetSetsFilter, type RunChanges, type SetStatus, type StateCounts } from './state/queries';
 export { rulesOfCollectionJson } from './media/media-check';
+export { mediaVerdict } from './media/media-verdict';
+export { MEDIA_STAGE } from './media/media-result';
 
 export interface EngineDeps {
   /** Default: an undici client for options.baseUrl with options.apiKey. An injected client is not closed by the engine. */

@@ -13,6 +13,10 @@
 //   averaged in; each transfer's own rate is measured from its first byte;
 // - the ETA: null until at least 2 s of (unpaused) transfer and 1 % done; then the bytes left of
 //   the best known total at that rate;
+// - the stages' own work (stages/: files the media check reads itself, not as they stream past) has
+//   its share of the bar by its count of files against the files to download, and the ETA is the
+//   later of the transfers' and the stages' at their own rates, so the bar reaches its end only when
+//   nothing is left but writing the dataset files;
 // - every count, total and the fraction are held at their highest value so far (monotonic).
 import type { ProgressEvent, SyncEvent, SyncPhase } from '../../src-shared/sync-events';
 import type { Accounting, ActiveTransfer } from './accounting';
@@ -33,6 +37,8 @@ interface Sample {
   t: number;
   received: number;
   fraction: number;
+  /** The stages' files done (their rate is the stages' part of the ETA). */
+  stageDone: number;
 }
 
 /** The best known totals (ProgressEvent.bytesTotalEstimate and filesTotalEstimate). */
@@ -57,6 +63,8 @@ export class ProgressTracker {
   private listedAt: { fraction: number; bytesDone: number; filesDone: number } | undefined;
   /** The highest values sent so far: nothing shown ever goes back. */
   private high = { setsDone: 0, setsTotal: 0, bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, fraction: 0 };
+  /** The transfers' own share, held likewise (the floor where the bar goes on from once every set is listed). */
+  private transfersHigh = 0;
 
   /**
    * `heartbeatMs`: while nothing moves no event is sent, except one this often, so a stalled
@@ -73,7 +81,7 @@ export class ProgressTracker {
 
   /** Starts the timer and sends the first event at once (it already carries setsTotal). */
   start(): void {
-    this.samples = [{ t: this.unpausedNow(this.clock.now()), received: this.counts.bytesDownloaded, fraction: 0 }];
+    this.samples = [{ t: this.unpausedNow(this.clock.now()), received: this.counts.bytesDownloaded, fraction: 0, stageDone: this.counts.stageWork().done }];
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
     this.tick(true);
@@ -142,13 +150,25 @@ export class ProgressTracker {
     }
     // From the end of the listing on, the totals are exact: the bar goes on from the true share of
     // bytes done then, or from where it stood if that was further (it never goes back).
-    this.listedAt ??= { fraction: Math.max(c.bytesTotal > 0 ? c.bytesDone / c.bytesTotal : 0, this.high.fraction), bytesDone: c.bytesDone, filesDone: c.filesDone };
+    this.listedAt ??= { fraction: Math.max(c.bytesTotal > 0 ? c.bytesDone / c.bytesTotal : 0, this.transfersHigh), bytesDone: c.bytesDone, filesDone: c.filesDone };
     const from = this.listedAt;
     const bytesLeft = c.bytesTotal - from.bytesDone;
     const filesLeft = c.filesTotal - from.filesDone;
     const after =
       bytesLeft > 0 ? (c.bytesDone - from.bytesDone) / bytesLeft : filesLeft > 0 ? (c.filesDone - from.filesDone) / filesLeft : c.setsTotal > 0 ? c.setsDone / c.setsTotal : 1;
     return from.fraction + (1 - from.fraction) * Math.min(1, Math.max(0, after));
+  }
+
+  /**
+   * The whole bar: the transfers' share and the stages' own work, weighed by their counts of
+   * files (a sync with only stage work left follows the stages alone; one without any, the transfers).
+   */
+  private wholeFraction(transfers: number, totals: Totals | undefined): number {
+    const work = this.counts.stageWork();
+    if (work.total === 0) return transfers;
+    const files = Math.max(totals?.files ?? 0, this.counts.filesTotal);
+    const stageShare = work.total / (work.total + files);
+    return transfers * (1 - stageShare) + (work.done / work.total) * stageShare;
   }
 
   /** What the sync is doing now: the walk's phase, and the transfers when they run alongside. */
@@ -173,10 +193,12 @@ export class ProgressTracker {
     raise('bytesTotal', Math.max(c.bytesTotal, h.bytesDone));
     raise('filesDone', c.filesDone);
     raise('filesTotal', Math.max(c.filesTotal, h.filesDone));
-    raise('fraction', Math.min(1, this.fraction(totals)));
+    this.transfersHigh = Math.max(this.transfersHigh, Math.min(1, this.fraction(totals)));
+    const work = c.stageWork();
+    raise('fraction', Math.min(work.total > work.done ? 0.999 : 1, this.wholeFraction(this.transfersHigh, totals)));
 
     if (this.transferStartedAt === undefined && c.bytesDownloaded > 0) this.transferStartedAt = t;
-    this.samples.push({ t, received: c.bytesDownloaded, fraction: h.fraction });
+    this.samples.push({ t, received: c.bytesDownloaded, fraction: h.fraction, stageDone: work.done });
     while (this.samples.length > 2 && t - this.samples[0]!.t > RATE_WINDOW_MS) this.samples.shift();
     const first = this.samples[0]!;
     const dt = Math.max(MIN_RATE_WINDOW_MS, t - first.t) / 1000;
@@ -188,7 +210,7 @@ export class ProgressTracker {
     const retry = c.walkRetry && c.walkRetry.until > now ? c.walkRetry : undefined;
     const phases = this.phases(retry !== undefined);
     const phase = phases[0]!;
-    const key = `${h.setsDone}/${h.setsTotal}/${h.bytesDone}/${h.bytesTotal}/${h.filesDone}/${h.filesTotal}/${totals?.bytes}/${totals?.files}/${c.active.size}/${phases.join('+')}/${c.paused}/${retry ? Math.ceil((retry.until - now) / 1000) : ''}`;
+    const key = `${h.setsDone}/${h.setsTotal}/${h.bytesDone}/${h.bytesTotal}/${h.filesDone}/${h.filesTotal}/${totals?.bytes}/${totals?.files}/${c.active.size}/${phases.join('+')}/${c.paused}/${retry ? Math.ceil((retry.until - now) / 1000) : ''}/${work.done}/${work.total}`;
     if (!force && key === this.lastEmitted && now - this.lastEmittedAt < this.heartbeatMs) return;
     this.lastEmitted = key;
     this.lastEmittedAt = now;
@@ -212,19 +234,34 @@ export class ProgressTracker {
       bytesPerSecond: Math.round(bytesPerSecond),
       etaSeconds: null,
       bytesRedownloaded: c.bytesRedownloaded,
-      ...(c.phase === 'checking_media' ? { mediaLeft: c.mediaLeft() } : {}),
+      ...(c.phase === 'checking_media' ? { mediaLeft: work.total - work.done } : {}),
       ...(retry ? { retry: { attempt: retry.attempt, of: retry.of, inSeconds: Math.ceil((retry.until - now) / 1000) } } : {}),
       active: [...c.active].map((a) => ({ fileId: a.fileId, path: a.path, bytesDone: a.bytesDone, sizeBytes: a.sizeBytes, bytesPerSecond: c.paused ? 0 : (fileRates.get(a) ?? 0) })),
     };
-    event.etaSeconds = this.eta(t, bytesPerSecond, first, event.active, totals ? Math.max(totals.bytes, h.bytesTotal) : null);
+    event.etaSeconds = this.etaWithStages(t, first, work, c.phase === 'checking_media' ? null : this.eta(t, bytesPerSecond, first, event.active, totals ? Math.max(totals.bytes, h.bytesTotal) : null));
     this.emit(event);
+  }
+
+  /**
+   * The later of the transfers' ETA and the stages': the files they have left at the rate they
+   * went over the window (they run beside the transfers). Null while either is not known yet.
+   */
+  private etaWithStages(t: number, first: Sample, work: { done: number; total: number }, transfers: number | null): number | null {
+    const left = work.total - work.done;
+    const transfersDone = this.counts.phase === 'checking_media';
+    if (left <= 0) return transfersDone ? 0 : transfers;
+    if (this.counts.paused) return null;
+    const seconds = (t - first.t) / 1000;
+    const rate = seconds >= ETA_MIN_TRANSFER_MS / 1000 ? (work.done - first.stageDone) / seconds : 0;
+    if (rate <= 0) return null;
+    const stages = Math.round(left / rate);
+    if (transfersDone) return stages;
+    return transfers === null ? null : Math.max(transfers, stages);
   }
 
   private eta(t: number, bytesPerSecond: number, first: Sample, active: ProgressEvent['active'], total: number | null): number | null {
     const c = this.counts;
     const h = this.high;
-    // Probes take what they take (ffprobe's start-up per file): no time is promised for them.
-    if (c.phase === 'checking_media') return null;
     if (h.fraction >= 1) return 0;
     if (c.paused || this.transferStartedAt === undefined || t - this.transferStartedAt < ETA_MIN_TRANSFER_MS || h.fraction < ETA_MIN_FRACTION) return null;
     if (total !== null && bytesPerSecond > 0 && total > c.bytesDone) {

@@ -8,7 +8,7 @@ import type { Destination } from './destination/destination';
 import type { RetryPolicy } from './retry';
 import type { RunState } from './run-state';
 import type { Subset } from './subset';
-import type { MediaStage } from './media/media-stage';
+import type { StagePipeline } from './stages/pipeline';
 import type { InFlight } from './in-flight';
 
 export interface RunContext {
@@ -37,8 +37,8 @@ export interface RunContext {
   readonly escaped: Set<number>;
   /** set.json writes and file removals the sets did not wait for (in-flight.ts); the run waits for them before the index. */
   readonly inFlight: InFlight;
-  /** The post-verify media check (media/media-stage.ts); absent where no dataset index is written. */
-  readonly media?: MediaStage;
+  /** The stages every verified file goes through (stages/: the media check), told of each file as it is verified. */
+  readonly stages: StagePipeline;
   emit(e: SyncEvent): void;
   /**
    * True when `e` ends the sync: a fatal error (recorded, and the sync aborted) or the abort

@@ -33,7 +33,8 @@ import { failSet, reportNotServed, syncSet } from './set-plan';
 import { loadState, peekState, recordsMatchHead } from './state';
 import { appendHistory } from './state/history';
 import { SetStore } from './state/set-store';
-import { MediaStage } from './media/media-stage';
+import type { StagePipeline } from './stages/pipeline';
+import { createStages } from './stages/registry';
 import { InFlight } from './in-flight';
 import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
@@ -92,8 +93,8 @@ export class SyncRun {
   private diskCheck: DiskCheck | undefined;
   /** Progress events, from the collection's detail (setsTotal known) to the end of finish(). */
   private progress: ProgressTracker | undefined;
-  /** The post-verify media check, once the state is loaded. */
-  private media: MediaStage | undefined;
+  /** The stages every verified file goes through (stages/), once the state is loaded. */
+  private stages: StagePipeline | undefined;
   /**
    * A new folder's owner, bound only once the service answered for its collection (bindFolder): a
    * first sync stopped by a wrong key, a wrong collection or an unreachable service leaves the
@@ -222,6 +223,9 @@ export class SyncRun {
       lock = taken.lock;
       const state = taken.state;
       this.state = state;
+      const stages = createStages({ dest, state, emit: (e) => this.emit(e), signal: this.signal });
+      this.stages = stages;
+      this.accounting.stageWork = () => stages.work();
       // A changed subset (subset.ts) walks from the beginning; it is remembered once its names are checked (syncAll).
       const subset = resolveSubset(state.head.subset, this.options);
       const subsetChanged = changesSubset(state.head, this.options);
@@ -241,7 +245,7 @@ export class SyncRun {
       // the index files, which a folder then copies during the disk check below, not at the end.
       if (since !== undefined) {
         const news = (page: SetsPage) => page.sets.some((set) => state.store.get(set.id)?.updatedAt !== set.updated_at);
-        void listing.firstPage?.then((r) => !r.done && news(r.value) && warmIndexExtension(dest), () => undefined);
+        void listing.firstPage?.then((r) => !r.done && news(r.value) && warmIndexExtension(dest, stages.datasetFiles), () => undefined);
       }
       await new Promise((resolve) => setImmediate(resolve)); // the requests leave before the synchronous disk check
       const check = await checkRecordedFiles(dest, state, this.deps.clock);
@@ -263,7 +267,7 @@ export class SyncRun {
         damaged: check.damaged,
         escaped: this.escaped,
         inFlight: this.inFlight,
-        media: (this.media = new MediaStage(dest, state, (e) => this.emit(e), this.signal)),
+        stages,
         emit: (e) => this.emit(e),
         endsSync: (e) => this.endsSync(e),
       };
@@ -390,6 +394,8 @@ export class SyncRun {
       throw localFsError(e, `write ${path.join(ctx.dest.label, 'collection.json')}`);
     });
     this.emit({ type: 'collection', collectionId: collection.id, title: collection.title, acceptedSets: collection.sets.accepted });
+    // Work the stages owe from earlier syncs (files never checked) runs beside the downloads, under collection.json as now served.
+    ctx.stages.start();
     const unknown = unknownNames(ctx.subset, collection);
     if (unknown) {
       this.setFatal({ kind: 'config', message: `${unknown} Nothing was changed; give --slots/--groups again (all = every one).` });
@@ -607,17 +613,16 @@ export class SyncRun {
         }
         // A set with no file to fetch ends with its set.json, which may still be on its way.
         await this.inFlight.settled();
-        const stage = this.media;
-        // Files an earlier sync left unprobed (no prober, or the check off) are probed now, whatever their set.
-        const owed = stage !== undefined && !this.fatal && !s.cancelled && stage.owesProbes();
-        if (stage && (stage.pending > 0 || owed)) {
-          // Every transfer has ended; the probes still running record their results before the
-          // index is written. Said as such, with the files left, not as "writing the manifest".
-          this.accounting.phase = 'checking_media';
-          this.accounting.mediaLeft = () => stage.pending;
-          this.progress?.update();
-          if (owed) await stage.checkUnprobed();
-          await stage.idle();
+        const stages = this.stages;
+        if (stages) {
+          // Every transfer has ended; what the stages still read on their own is waited for (and
+          // recorded) before the index is written. Said as such, with the files left.
+          const work = stages.work();
+          if (work.total > work.done) {
+            this.accounting.phase = 'checking_media';
+            this.progress?.update();
+          }
+          await stages.finish();
         }
         this.accounting.phase = 'writing_manifest';
         this.progress?.update();
@@ -628,18 +633,18 @@ export class SyncRun {
         // where it finds an entry to drop, the files are written again without it.
         const unhealed = this.diskCheck ? findUnhealedEntries(dest, state, [...this.diskCheck.damaged.keys(), ...this.escaped, ...this.seen]) : undefined;
         void unhealed?.catch(() => undefined); // its failure is thrown below, once the writing has ended
-        let media;
+        const stageFiles = this.stages?.datasetFiles ?? [];
+        let stageSummary;
         try {
-          media = await writeDatasetIndex(dest, state);
+          stageSummary = await writeDatasetIndex(dest, state, stageFiles);
         } finally {
           // Never left running past a failed writing: the state and the destination close after it.
           await unhealed?.catch(() => undefined);
         }
         const lost = dropEntries(state, (await unhealed) ?? new Map());
         for (const id of lost) if (this.seen.has(id)) state.addPending(id);
-        if (lost.length > 0) media = await writeDatasetIndex(dest, state, true);
-        s.mediaProblems = media.mediaProblems;
-        s.mediaUnprobed = media.mediaUnprobed;
+        if (lost.length > 0) stageSummary = await writeDatasetIndex(dest, state, stageFiles, true);
+        Object.assign(s, stageSummary);
         if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;
         await state.saveIfChanged();
       } catch (e) {

@@ -15,7 +15,9 @@ import { failureCode } from './failure-code';
 import { withRetry } from './retry';
 import type { FailureCode } from '../../src-shared/sync-events';
 import type { RunContext } from './run-context';
-import { EscapeError, type LocalBytes } from './destination/destination';
+import { EscapeError } from './destination/destination';
+import type { StageTaps } from './stages/pipeline';
+import type { StageFile } from './stages/stage';
 import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
 import { COMMITTING_BYTES_MAX, transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile, type TransferJob } from './transfer';
@@ -235,7 +237,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
         }
         acc.filesUpToDate++;
         ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
-        ctx.media?.check(sp.local, rel, file);
+        ctx.stages.verified(stageFileOf(set.id, rel, file), 'up_to_date', undefined);
         continue;
       }
       sp.outstanding++;
@@ -292,6 +294,11 @@ async function adoptExisting(ctx: RunContext, rel: string, file: FileRecord): Pr
   return found.stamp;
 }
 
+/** A file of the listing as the stages see it (stages/stage.ts). */
+function stageFileOf(setId: number, rel: string, file: FileRecord): StageFile {
+  return { setId, path: rel, sha256: file.sha256, sizeBytes: file.size_bytes, listedMedia: file.media };
+}
+
 /**
  * A partial download is keyed by set id, file id and expected hash: an edited file never resumes
  * on old bytes, and two transfers never share held bytes (a file id listed in two sets gets two;
@@ -318,7 +325,8 @@ class FileDownload implements TransferJob {
   readonly sizeBytes: number;
   readonly sha256: string;
   readonly resumeKey: string;
-  readonly keepLocal: boolean;
+  /** The file as the stages see it (their taps are asked for it at every attempt). */
+  readonly stageFile: StageFile;
   /** Bytes counted in slot.committing while this download commits without its slot. */
   committing = 0;
 
@@ -334,7 +342,11 @@ class FileDownload implements TransferJob {
     this.sizeBytes = file.size_bytes;
     this.sha256 = file.sha256;
     this.resumeKey = resumeKeyOf(setId, file.id, file.sha256);
-    this.keepLocal = ctx.media?.wantsLocalBytes === true;
+    this.stageFile = stageFileOf(setId, relPath, file);
+  }
+
+  taps(): StageTaps | undefined {
+    return this.ctx.stages.taps(this.stageFile);
   }
 
   /**
@@ -371,8 +383,6 @@ async function downloadTask(
 ): Promise<void> {
   const set = sp.set;
   const acc = ctx.accounting;
-  /** A bucket's verified bytes kept for the media check: handed to it, else released here. */
-  let local: LocalBytes | undefined;
   let download: FileDownload | undefined;
   try {
     if (ctx.signal.aborted) return;
@@ -386,23 +396,21 @@ async function downloadTask(
     const known = sp.local.files[rel];
     const adopted = known?.sha256 === file.sha256 || !known ? await adoptExisting(ctx, rel, file) : null;
     let stamp: string;
+    let taps: StageTaps | undefined;
     if (adopted !== null) {
       stamp = adopted;
       acc.bytesDone += file.size_bytes;
     } else {
       ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'downloading', bytesDone: 0 });
       download = new FileDownload(ctx, set.id, file, rel, slot);
-      ({ stamp, local } = await transferFile(download, ctx));
+      ({ stamp, taps } = await transferFile(download, ctx));
       acc.filesDownloaded++;
     }
     sp.local.files[rel] = downloadedEntry(set, file, refs, stamp, isoTime(ctx.clock.now()));
     ctx.state.putLocal(sp.local);
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
-    if (ctx.media) {
-      ctx.media.check(sp.local, rel, file, local);
-      local = undefined; // the media stage releases it once probed
-    }
+    ctx.stages.verified(download?.stageFile ?? stageFileOf(set.id, rel, file), adopted !== null ? 'adopted' : 'downloaded', taps);
     ctx.state.saveSoon();
   } catch (e) {
     if (ctx.endsSync(e)) return;
@@ -412,7 +420,6 @@ async function downloadTask(
     fileFailed(ctx, sp, file, rel, reason, failureCode(e));
   } finally {
     download?.committed();
-    void local?.release();
     stepDone(ctx, sp);
   }
 }

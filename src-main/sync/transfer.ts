@@ -16,12 +16,13 @@ import { ApiError, isApiError } from '../api/errors';
 // One rule for file bodies and JSON answers: slower than this over a whole stall window is stalled.
 import { MIN_BYTES_PER_SECOND } from '../api/json-body';
 import { isFatalFsError, localFsError } from './local-errors';
-import { EscapeError, type Destination, type ExpectedBody, type LocalBytes, type Upload } from './destination/destination';
+import { EscapeError, type Destination, type ExpectedBody, type Upload } from './destination/destination';
 import { newActiveTransfer, type Accounting, type ActiveTransfer } from './accounting';
 import { failureCode, type CodedError } from './failure-code';
 import { backoff, isRetryable, type RetryPolicy } from './retry';
 import type { FailureCode } from '../../src-shared/sync-events';
 import { createSha256Stream, type Sha256Stream } from './sha256-stream';
+import type { StageTaps } from './stages/pipeline';
 
 export interface TransferJob {
   fileId: number;
@@ -32,8 +33,8 @@ export interface TransferJob {
   relPath: string;
   /** Names the held bytes across attempts and syncs: `${setId}-${fileId}-${sha256}` (ExpectedBody.resumeKey). */
   resumeKey: string;
-  /** Keep the verified bytes on this machine after commit (a bucket; Upload.commit's keepLocal): the media check probes them. */
-  keepLocal?: boolean;
+  /** The stages' taps for one attempt at the body (stages/pipeline.ts): asked again whenever the hash starts over. */
+  taps?(): StageTaps | undefined;
   /**
    * Called once the bytes are verified, just before a commit that only writes to this machine's
    * disk (Upload.commitsLocally): the network is done with this file (set-plan.ts lets the next
@@ -43,10 +44,10 @@ export interface TransferJob {
   onRetry(attempt: number, reason: string, bytesDone: number, code: FailureCode): void;
 }
 
-/** A committed file: the stamp to record, and (keepLocal, a bucket) its verified bytes, which the caller must release. */
+/** A committed file: the stamp to record, and the stages' taps that saw every byte of it. */
 export interface Transferred {
   stamp: string;
-  local?: LocalBytes;
+  taps?: StageTaps;
 }
 
 /** What every transfer of a sync shares (one object per sync; what is the file's own is in its TransferJob). */
@@ -474,6 +475,8 @@ class FileTries {
   hash: Sha256Stream | undefined;
   /** The hash's digest once read (a hash gives its digest once). */
   private digested: string | undefined;
+  /** The stages' taps of the attempt under way: they see every byte the hash sees. */
+  taps: StageTaps | undefined;
 
   constructor(
     readonly job: TransferJob,
@@ -521,8 +524,16 @@ class FileTries {
   newHash(): Sha256Stream {
     this.hash?.discard();
     this.digested = undefined;
-    this.hash = createSha256Stream(this.job.sizeBytes, this.ctx.hashWorkers);
+    const hash = createSha256Stream(this.job.sizeBytes, this.ctx.hashWorkers);
+    // The stages start over with the hash: what they saw of dropped bytes is dropped with them.
+    this.taps = this.job.taps?.();
+    this.hash = this.taps ? new TappedHash(hash, this.taps) : hash;
     return this.hash;
+  }
+
+  /** The committed file: its stamp, and the taps that saw the bytes whose hash matched. */
+  transferred(stamp: string): Transferred {
+    return this.taps ? { stamp, taps: this.taps } : { stamp };
   }
 
   /** The digest when known without a promise (a small file's), else undefined. */
@@ -592,7 +603,7 @@ async function transferLoop(tries: FileTries): Promise<Transferred> {
     try {
       if ((await attemptOnce(upload, tries)) === 'done') {
         if (upload.commitsLocally === true) job.committingLocally?.();
-        return await commit(upload, label, job.keepLocal === true);
+        return tries.transferred(await commit(upload, label));
       }
     } finally {
       await upload.close().catch(() => undefined);
@@ -633,7 +644,7 @@ async function firstWholeAttempt(upload: Upload, tries: FileTries): Promise<Tran
     const whole = reply.status === 200 && reply.outcome?.kind === 'complete' && tries.digestNow() === job.sha256;
     if (!whole && (await judgeReply(upload, tries, reply, 0, before)) === 'retry') return undefined;
     if (upload.commitsLocally === true) job.committingLocally?.();
-    const done = await commit(upload, label, job.keepLocal === true);
+    const done = tries.transferred(await commit(upload, label));
     committed = true;
     return done;
   } finally {
@@ -727,12 +738,43 @@ async function judgeReply(upload: Upload, tries: FileTries, reply: Reply, held: 
  * when set.json was written, with the escape checks around it). A set folder that leads outside
  * DEST fails the file as FolderEscapeError: its set's entries are checked again at the end.
  */
-async function commit(upload: Upload, label: string, keepLocal: boolean): Promise<Transferred> {
+async function commit(upload: Upload, label: string): Promise<string> {
   try {
-    const { stamp, local } = await upload.commit(keepLocal ? { keepLocal } : undefined);
-    return local ? { stamp, local } : { stamp };
+    return (await upload.commit()).stamp;
   } catch (e) {
     if (e instanceof EscapeError) throw new FolderEscapeError(`${label}: ${e.message}`);
     throw e;
+  }
+}
+
+/**
+ * A hash whose every byte also goes to the stages' taps (stages/pipeline.ts), in the same call: the
+ * media check reads a container's headers from the bytes as they are hashed, a tap that has seen
+ * enough costs a property read per chunk.
+ */
+class TappedHash implements Sha256Stream {
+  constructor(
+    private readonly hash: Sha256Stream,
+    private readonly taps: StageTaps,
+  ) {}
+
+  update(chunk: Buffer): void {
+    this.hash.update(chunk);
+    if (!this.taps.done) this.taps.push(chunk);
+  }
+  get backlogged(): boolean {
+    return this.hash.backlogged;
+  }
+  drained(): Promise<void> {
+    return this.hash.drained();
+  }
+  digest(): Promise<string> {
+    return this.hash.digest();
+  }
+  digestNow(): string | undefined {
+    return this.hash.digestNow();
+  }
+  discard(): void {
+    this.hash.discard();
   }
 }

@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_SQL, paramsOf, registerMediaFunction, type DatasetSetsFilter } from '../../src-main/sync/state/dataset-sets-query';
+import { PAGE_SQL, paramsOf, registerVerdictFunction, type DatasetSetsFilter } from '../../src-main/sync/state/dataset-sets-query';
+import { mediaVerdict } from '../../src-main/sync/media/media-verdict';
+import { MEDIA_STAGE, resultOf } from '../../src-main/sync/media/media-result';
 import { queryState, type StateQueries } from '../../src-main/sync/state/queries';
 import { DB_NAME } from '../../src-main/sync/state/state-db';
 import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
@@ -16,6 +18,7 @@ import { tempDir } from './helpers';
 const SETS = 250_000;
 const PER_PAGE = 20;
 const RULES = { min_width: 320 };
+const VERDICT = mediaVerdict(RULES);
 const GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4'];
 
 const isGold = (id: number) => id % 10 === 0;
@@ -38,9 +41,14 @@ function record(id: number): LocalSet {
   rec.files[`sets/${id}/set_${id}_slot_01.mp4`] = {
     setId: id, fileId: id * 10, slotIndex: 1, slotKey: 'wave', sizeBytes: 1000 + id, sha256,
     mtimeMs: 1.5, participantRefs: `pr_${id}_a;pr_${id}_b`, isGold: isGold(id), acceptedAt: null, updatedAt: '2026-01-01T00:00:00Z', downloadedAt: '2026-01-02T00:00:00Z',
-    media: { sha256, result: 'probed', probe: { width: tooNarrow(id) ? 160 : 640, height: 360, fps: 30, duration: 5, codec: 'h264' } },
   };
   return rec;
+}
+
+/** The media check's result of the record's file, as the stage records it. */
+function mediaResult(id: number) {
+  const sha256 = String(id % 10).repeat(64);
+  return resultOf({ sha256, result: 'probed', probe: { width: tooNarrow(id) ? 160 : 640, height: 360, fps: 30, duration: 5, codec: 'h264' } });
 }
 
 /** Ids 1..SETS that pass `keep`, for the expected pages. */
@@ -56,7 +64,7 @@ describe('a page of 250,000 sets', () => {
   // The choices are asked once, as the app keeps them (local-sets.ts) until the records change.
   let choices: ReturnType<StateQueries['datasetChoices']> | undefined;
   const page = (filter: DatasetSetsFilter, offset: number) =>
-    queryState(stateFolder(), (q) => q.datasetSets(filter, offset, PER_PAGE, RULES, (choices ??= q.datasetChoices())));
+    queryState(stateFolder(), (q) => q.datasetSets(filter, offset, PER_PAGE, VERDICT, (choices ??= q.datasetChoices(MEDIA_STAGE))));
 
   beforeAll(async () => {
     dest = await tempDir('dsync-setspage-');
@@ -66,6 +74,7 @@ describe('a page of 250,000 sets', () => {
       // The store's own writer: a flush is one transaction; 25,000 records a flush keeps memory small.
       for (let id = 1; id <= SETS; id++) {
         store.put(record(id));
+        store.recordStageResult(MEDIA_STAGE, id, `sets/${id}/set_${id}_slot_01.mp4`, mediaResult(id));
         if (id % 25_000 === 0) store.flush();
       }
       store.flush();
@@ -128,7 +137,7 @@ describe('a page of 250,000 sets', () => {
   }, 600_000);
 
   it("offers the filters' choices: sets in the dataset, quota groups with their labels, whether media was checked", () => {
-    expect(queryState(stateFolder(), (q) => q.datasetChoices())).toEqual({
+    expect(queryState(stateFolder(), (q) => q.datasetChoices(MEDIA_STAGE))).toEqual({
       setsInDataset: SETS,
       quotaGroups: GROUPS.map((g) => ({ value: g, label: `Group ${g.toUpperCase()}` })),
       mediaChecked: true,
@@ -138,11 +147,11 @@ describe('a page of 250,000 sets', () => {
   it('reads the page only: sets in primary-key order (no sort of every set), files by primary key', () => {
     const db = new Database(path.join(stateFolder(), DB_NAME), { readonly: true, fileMustExist: true });
     try {
-      registerMediaFunction(db, RULES);
+      registerVerdictFunction(db, VERDICT);
       for (const filter of [{}, { gold: 'gold' as const, media: 'problems' as const }]) {
         const plan = db
           .prepare<[ReturnType<typeof paramsOf>], { detail: string }>(`EXPLAIN QUERY PLAN ${PAGE_SQL}`)
-          .all(paramsOf(filter, 125_000, PER_PAGE))
+          .all(paramsOf(filter, 125_000, PER_PAGE, MEDIA_STAGE))
           .map((r) => r.detail);
         expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
         expect(plan.some((d) => /^SCAN s\b/.test(d))).toBe(true);

@@ -76,14 +76,16 @@ describe('appended research files', () => {
     const first = await sync(env.svc, ds.dest);
     expect(first.summary.exitCode).toBe(0);
     const { mediaProblems, mediaUnprobed } = first.summary;
-    expect(mediaUnprobed).toBeGreaterThan(0); // no prober in these tests: every file is unprobed
+    expect(mediaUnprobed).toBe(0); // the media check reads every file's headers as it is downloaded
     const file = path.join(ds.dest, 'media.csv');
     const orig = path.join(path.dirname(ds.dest), 'media.csv.orig');
     await fs.copyFile(file, orig);
     execFileSync('touch', ['-r', file, orig]); // the exact mtime, nanoseconds included
     const text = await fs.readFile(file, 'utf8');
-    // Other words of the same size, the mtime put back: read, the file would count no unprobed file.
-    await fs.writeFile(file, text.replaceAll('unprobed', 'unprobeX'));
+    // Other words of the same size, the mtime put back: read, the file would count every row as
+    // unprobed (these synthetic bodies are no videos: each row says unreadable).
+    expect(text).toContain(',unreadable,\n');
+    await fs.writeFile(file, text.replaceAll(',unreadable,\n', ',unprobed,ok\n'));
     execFileSync('touch', ['-r', orig, file]);
     const kept = await sync(env.svc, ds.dest);
     expect(kept.summary.exitCode).toBe(0);

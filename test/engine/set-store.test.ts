@@ -167,7 +167,9 @@ describe('SetStore', () => {
 
 /** A state folder as the JSON-lines store wrote it: one `{"id":…}` line per flushed record, the newest line winning. */
 async function writeOldLog(file: string, records: LocalSet[]): Promise<void> {
-  await fs.writeFile(file, records.map(({ id, ...rest }) => JSON.stringify({ id, ...rest }) + '\n').join(''));
+  // Without the stages' results, which that engine did not keep (they live in their own table now).
+  const withoutResults = (rec: LocalSet) => ({ ...rec, files: Object.fromEntries(Object.entries(rec.files).map(([k, { results: _r, ...f }]) => [k, f])) });
+  await fs.writeFile(file, records.map((rec) => withoutResults(rec)).map(({ id, ...rest }) => JSON.stringify({ id, ...rest }) + '\n').join(''));
 }
 
 describe('migration of sets.jsonl and history.jsonl into state.db', () => {
@@ -323,9 +325,11 @@ describe('a dataset synced by the JSON-lines engine (sets.jsonl, history.jsonl)'
       await writeOldLog(path.join(folder, 'sets.jsonl'), records);
       await fs.writeFile(path.join(folder, 'history.jsonl'), history.map((h) => JSON.stringify(h) + '\n').join(''));
       const stateFile = path.join(folder, 'state.json');
-      const head = JSON.parse(await fs.readFile(stateFile, 'utf8')) as { index: Record<string, unknown> };
+      const head = JSON.parse(await fs.readFile(stateFile, 'utf8')) as { index: Record<string, unknown>; media?: unknown };
       const { changes: _dropped, ...fingerprint } = head.index;
       head.index = { ...fingerprint, logBytes: (await fs.stat(path.join(folder, 'sets.jsonl'))).size };
+      // That engine had no media check: no results in its records, no media.csv in its head.
+      delete head.media;
       await fs.writeFile(stateFile, JSON.stringify(head));
 
       await svc.admin.resetStats();

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSetsPage, DatasetSetsQuery } from '../../../src-shared/dataset-sets';
-import { queryState, rulesOfCollectionJson, type StateQueries } from '../../sync/engine';
+import { mediaVerdict, queryState, rulesOfCollectionJson, MEDIA_STAGE, type StateQueries } from '../../sync/engine';
 import { stateDir } from '../../sync/layout';
 
 type Choices = ReturnType<StateQueries['datasetChoices']>;
@@ -17,7 +17,7 @@ function choicesOf(dest: string, q: StateQueries): Choices {
   const changes = q.changeCount();
   const known = choicesByFolder.get(dest);
   if (known && known.changes === changes) return known.choices;
-  const choices = q.datasetChoices();
+  const choices = q.datasetChoices(MEDIA_STAGE);
   choicesByFolder.set(dest, { changes, choices });
   return choices;
 }
@@ -29,7 +29,7 @@ export async function listDatasetSets(dest: string, query: DatasetSetsQuery): Pr
   const { page, perPage, ...filter } = query;
   return queryState(stateDir(dest), (q) => {
     const choices = choicesOf(dest, q);
-    const { rows, total } = q.datasetSets(filter, (page - 1) * perPage, perPage, rules, choices);
+    const { rows, total } = q.datasetSets(filter, (page - 1) * perPage, perPage, mediaVerdict(rules), choices);
     return { rows, page, perPage, total, ...choices };
   });
 }

@@ -43,6 +43,12 @@ export interface DestinationCapabilities {
   readonly checksSha256: boolean;
 }
 
+/** How much of an object read() streams. */
+export interface ReadOptions {
+  start?: number;
+  chunkBytes?: number;
+}
+
 /** What the engine expects an upload to become. */
 export interface ExpectedBody {
   size: number;
@@ -184,8 +190,13 @@ export interface Destination {
   stat(key: string): Promise<ObjectInfo | null>;
   /** Every object whose key starts with `prefix` ('' = all), recursively, in key order. */
   list(prefix: string): AsyncIterable<ObjectInfo>;
-  /** The object's bytes, streamed; regular files only (a folder never follows a link or opens a FIFO). Throws DestinationError when absent. */
-  read(key: string): AsyncIterable<Buffer>;
+  /**
+   * The object's bytes, streamed; regular files only (a folder never follows a link or opens a
+   * FIFO). Throws DestinationError when absent. `start`: from that byte on (a bucket asks a Range),
+   * so a reader of a container's headers skips media data; `chunkBytes`: the size of the chunks
+   * it would rather have (a hint: small for headers).
+   */
+  read(key: string, options?: ReadOptions): AsyncIterable<Buffer>;
   /** Small text objects (state, collection.json); null when absent. */
   readText(key: string): Promise<string | null>;
   /**

@@ -24,6 +24,7 @@ import type {
   ExpectedObject,
   ObjectInfo,
   PresenceProblem,
+  ReadOptions,
   Upload,
 } from './destination';
 import { copyThenRemove, DestinationError } from './destination';
@@ -181,9 +182,9 @@ export class LocalFolder implements Destination {
     yield* listKeys(this.root, prefix);
   }
 
-  async *read(key: string): AsyncIterable<Buffer> {
+  async *read(key: string, options?: ReadOptions): AsyncIterable<Buffer> {
     checkKey(key);
-    yield* readKey(this.root, key);
+    yield* readKey(this.root, key, options);
   }
 
   async readText(key: string): Promise<string | null> {

@@ -34,6 +34,7 @@ import {
   type ExpectedObject,
   type ObjectInfo,
   type PresenceProblem,
+  type ReadOptions,
   type Upload,
 } from './destination';
 import { makeS3Client } from './s3/client';
@@ -207,11 +208,12 @@ export class S3Bucket implements Destination {
     } while (token);
   }
 
-  async *read(key: string): AsyncIterable<Buffer> {
+  async *read(key: string, options: ReadOptions = {}): AsyncIterable<Buffer> {
     const objectKey = this.objectKey(key);
     let body: Readable;
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.spec.bucket, Key: objectKey }));
+      const range = options.start ? { Range: `bytes=${options.start}-` } : {};
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.spec.bucket, Key: objectKey, ...range }));
       body = res.Body as Readable;
     } catch (e) {
       if (isCode(e, 'NoSuchKey')) throw new DestinationError('io', `${key} is missing in ${this.label}.`, 'NoSuchKey');

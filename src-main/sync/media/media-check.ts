@@ -101,7 +101,7 @@ function listingDisagrees(p: MediaProbe, l: Partial<MediaProbe>): Array<[string,
 
 /** The verdict on one file (`path` relative to DEST: its extension is the format checked). */
 export function judge(path: string, entry: MediaEntry | undefined, rules: Rules): MediaVerdict {
-  if (!entry || entry.result === 'unprobed') return { rules: 'unprobed', listing: '', words: ['Not checked: no media prober (ffprobe) was available'] };
+  if (!entry || entry.result === 'unprobed') return { rules: 'unprobed', listing: '', words: ['Not checked yet: the media check was off, or the sync ended before it read this file'] };
   if (entry.result === 'unreadable' || !entry.probe) return { rules: 'unreadable', listing: '', words: ['No video stream could be read from the file'] };
   const broken = brokenRules(path, entry.probe, rules);
   const lies = entry.listed ? listingDisagrees(entry.probe, entry.listed) : [];

@@ -1,5 +1,5 @@
-// DEST/media.csv (docs/contracts.md §1): one row per file of the manifest, from the probe recorded
-// on its entry (FileEntry.media) judged against the collection's media_rules (collection.json)
+// DEST/media.csv (docs/contracts.md §1): one row per file of the manifest, from the media check's
+// result recorded for its version (media-result.ts) judged against the collection's media_rules (collection.json)
 // and its listing. Written whole through Destination.writeAtomic, like the manifest, whenever the
 // manifest is, or extended by the new sets' rows when the manifest was (a sync that only added
 // sets); kept as it is on a no-op sync (its counts for the summary then come from the state, or
@@ -9,9 +9,12 @@ import { csvBody } from '../csv-body';
 import { datasetCsvText } from '../dataset-csv';
 import type { Destination } from '../destination/destination';
 import { asWritten, fingerprintOf } from '../dataset';
+import type { RunState } from '../run-state';
 import type { MediaFingerprint } from '../state';
 import { filesBySlot, type LocalSet, type LocalSets } from '../state/set-store';
+import type { DatasetFileWriter } from '../stages/stage';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
+import { entryOf, MEDIA_STAGE } from './media-result';
 
 export const MEDIA_COLUMNS = ['path', 'width', 'height', 'fps', 'duration', 'codec', 'rules', 'listing'] as const;
 
@@ -30,7 +33,7 @@ export interface MediaCounts {
 function* rowsOf(sets: Iterable<LocalSet>, rules: Rules, counts: MediaCounts): Generator<string[]> {
   for (const set of sets) {
     for (const [rel, f] of filesBySlot(set)) {
-      const media = f.media?.sha256 === f.sha256 ? f.media : undefined;
+      const media = entryOf(f.results?.[MEDIA_STAGE], f.sha256);
       const v = judge(rel, media, rules);
       if (isProblem(v)) counts.problems++;
       if (v.rules === 'unprobed') counts.unprobed++;
@@ -116,4 +119,35 @@ async function countProblems(chunks: AsyncIterable<Buffer>): Promise<MediaCounts
   }
   count(rest + decoder.end());
   return counts;
+}
+
+/**
+ * media.csv as a stage's dataset file (stages/stage.ts): the end of a sync loops over these, naming
+ * none. `checkedSets`: the sets whose files the stage recorded a result for in this sync. A result
+ * for a set whose rows the file holds already (a check made later than the download: put off, or
+ * of a file adopted) means a rewrite; results of the sets an appending end adds go into their rows.
+ */
+export function mediaCsvWriter(checkedSets: () => ReadonlySet<number>): DatasetFileWriter<MediaRewrite> {
+  return {
+    key: MEDIA_KEY,
+    async update(dest: Destination, state: RunState, indexUnchanged: boolean, appended: readonly LocalSet[] | undefined) {
+      const added = new Set(appended?.map((s) => s.id));
+      const rowsOutdated = [...checkedSets()].some((id) => !added.has(id));
+      const r = await updateMediaFile(dest, indexUnchanged && !rowsOutdated, state.head.media, rowsOutdated ? undefined : appended);
+      if ('rewrite' in r) return r;
+      return { done: recorded(state, r.done) };
+    },
+    async writeWhole(dest: Destination, state: RunState, sets: LocalSets, plan: MediaRewrite) {
+      return recorded(state, await writeMediaFile(dest, sets, plan));
+    },
+  };
+}
+
+/** Keeps what was written in the head (the next sync's append or no-op needs it); the summary's counts. */
+function recorded(state: RunState, m: MediaWritten): { mediaProblems: number; mediaUnprobed: number } {
+  if (m.written) {
+    state.head.media = m.written;
+    state.touch();
+  }
+  return { mediaProblems: m.problems, mediaUnprobed: m.unprobed };
 }

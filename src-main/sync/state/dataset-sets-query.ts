@@ -1,13 +1,20 @@
 // The Sets tab's page of the sets in a dataset folder, from state.db (queries.ts opens it): the
 // sets with at least one verified file, filtered (set id digits, gold, quota group, consent, media
 // check) and paged in SQL, so a 250,000-set dataset answers a page without reading the rest into
-// memory. Participants come from the set record (ParticipantEntry), files and their probes from
-// the files table; the media verdict is the engine's own judge() against the collection's rules,
-// called from SQL (a function registered on the read-only connection) so that it filters too.
+// memory. Participants come from the set record (ParticipantEntry), files from the files table and
+// what a stage found of them from stage_results; the verdict on a file is the stage's own (a
+// FileVerdict its module gives: media/media-verdict.ts), called from SQL (a function registered on
+// the read-only connection) so that it filters too. The store knows no stage's types.
 import type Database from 'better-sqlite3';
 import type { DatasetSetFile, DatasetSetParticipant, DatasetSetRow, FileMediaCheck } from '../../../src-shared/dataset-sets';
-import { isProblem, judge, type MediaEntry, type MediaVerdict, type Rules } from '../media/media-check';
 import type { FileRow, ParticipantEntry } from './records';
+
+/** A stage's verdict on one file from its recorded result (null: none), for the Sets tab's column and filter. */
+export interface FileVerdict {
+  /** The stage whose results it reads (stage_results.stage). */
+  readonly stage: string;
+  check(path: string, json: string | null, sha256: string): FileMediaCheck;
+}
 
 export interface DatasetSetsFilter {
   /** Digits the set id contains. */
@@ -30,18 +37,9 @@ export interface DatasetChoices {
   mediaChecked: boolean;
 }
 
-const MEDIA_FN = 'dsync_media_problem';
-
-/** The verdict on a file's recorded probe (a probe of an older version counts as none), as media.csv writes it. */
-function verdictOf(path: string, media: string | null, sha256: string, rules: Rules): MediaVerdict {
-  const entry = media ? (JSON.parse(media) as MediaEntry) : undefined;
-  return judge(path, entry?.sha256 === sha256 ? entry : undefined, rules);
-}
-
-function checkOf(v: MediaVerdict): FileMediaCheck {
-  const problems = [...(v.rules && v.rules !== 'ok' ? v.rules.split(';') : []), ...(v.listing && v.listing !== 'ok' ? v.listing.split(';').map((f) => `listing:${f}`) : [])];
-  return { ok: problems.length === 0, problems };
-}
+const VERDICT_FN = 'dsync_file_problem';
+/** The file's result of the verdict's stage, as a correlated subquery on stage_results' primary key. */
+const RESULT_OF_FILE = '(SELECT r.json FROM stage_results r WHERE r.stage = @stage AND r.set_id = f.set_id AND r.path = f.path)';
 
 // Each condition is off when its parameter is null, so one statement serves every filter mix.
 const WHERE = `
@@ -50,14 +48,14 @@ const WHERE = `
   AND (@gold IS NULL OR s.is_gold = @gold)
   AND (@quotaGroup IS NULL OR EXISTS (SELECT 1 FROM json_each(s.participants) p WHERE json_extract(p.value, '$.value') = @quotaGroup))
   AND (@consentMissing IS NULL OR EXISTS (SELECT 1 FROM json_each(s.participants) p WHERE json_extract(p.value, '$.signed') = 0) = @consentMissing)
-  AND (@mediaProblems IS NULL OR EXISTS (SELECT 1 FROM files f WHERE f.set_id = s.id AND ${MEDIA_FN}(f.path, f.media, f.sha256)) = @mediaProblems)`;
+  AND (@mediaProblems IS NULL OR EXISTS (SELECT 1 FROM files f WHERE f.set_id = s.id AND ${VERDICT_FN}(f.path, ${RESULT_OF_FILE}, f.sha256)) = @mediaProblems)`;
 
-type Params = Record<'setId' | 'gold' | 'quotaGroup' | 'consentMissing' | 'mediaProblems', string | number | null> & { limit: number; offset: number };
+type Params = Record<'setId' | 'gold' | 'quotaGroup' | 'consentMissing' | 'mediaProblems' | 'stage', string | number | null> & { limit: number; offset: number };
 
 /** The statement behind a page (exported for the test that reads its query plan). */
 export const PAGE_SQL = `SELECT s.id, s.is_gold, s.complete, s.participants FROM sets s WHERE ${WHERE} ORDER BY s.id LIMIT @limit OFFSET @offset`;
 
-export function paramsOf(filter: DatasetSetsFilter, offset: number, limit: number): Params {
+export function paramsOf(filter: DatasetSetsFilter, offset: number, limit: number, stage: string): Params {
   const flag = (v: string | undefined, yes: string) => (v === undefined ? null : v === yes ? 1 : 0);
   return {
     setId: filter.setId ?? null,
@@ -65,29 +63,32 @@ export function paramsOf(filter: DatasetSetsFilter, offset: number, limit: numbe
     quotaGroup: filter.quotaGroup ?? null,
     consentMissing: flag(filter.consent, 'missing'),
     mediaProblems: flag(filter.media, 'problems'),
+    stage,
     limit: Math.max(0, limit),
     offset: Math.max(0, offset),
   };
 }
 
-/** Registers the media verdict function on `db` for `rules` (a connection is opened per question, so the rules are current). */
-export function registerMediaFunction(db: Database.Database, rules: Rules): void {
-  db.function(MEDIA_FN, { deterministic: true }, (path: unknown, media: unknown, sha256: unknown) =>
-    isProblem(verdictOf(String(path), typeof media === 'string' ? media : null, String(sha256), rules)) ? 1 : 0,
+/** Registers the verdict function on `db` (a connection is opened per question, so the verdict's rules are current). */
+export function registerVerdictFunction(db: Database.Database, verdict: FileVerdict): void {
+  db.function(VERDICT_FN, { deterministic: true }, (path: unknown, json: unknown, sha256: unknown) =>
+    verdict.check(String(path), typeof json === 'string' ? json : null, String(sha256)).ok ? 0 : 1,
   );
 }
 
 /** `limit` matching sets after `offset`, in set-id order, and how many match in all; `choices` as datasetChoices() answered for the same records. */
-export function datasetSetsPage(db: Database.Database, filter: DatasetSetsFilter, offset: number, limit: number, rules: Rules, choices: DatasetChoices): DatasetSetsAnswer {
-  registerMediaFunction(db, rules);
-  const params = paramsOf(filter, offset, limit);
+export function datasetSetsPage(db: Database.Database, filter: DatasetSetsFilter, offset: number, limit: number, verdict: FileVerdict, choices: DatasetChoices): DatasetSetsAnswer {
+  registerVerdictFunction(db, verdict);
+  const params = paramsOf(filter, offset, limit, verdict.stage);
   const { mediaChecked } = choices;
   // Unfiltered, every set in the dataset matches: the count the choices already hold (no pass over the sets per page).
   const filtered = Object.values(filter).some((v) => v !== undefined);
   const total = filtered ? (db.prepare<[Params], number>(`SELECT count(*) FROM sets s WHERE ${WHERE}`).pluck().get(params) ?? 0) : choices.setsInDataset;
   const sets = db.prepare<[Params], { id: number; is_gold: number; complete: number; participants: string | null }>(PAGE_SQL).all(params);
   // One primary-key seek per set of the page (a filtered page may span the whole id range).
-  const filesOf = db.prepare<[number], FileRow>('SELECT * FROM files WHERE set_id = ? ORDER BY slot_index, path');
+  const filesOf = db.prepare<[string, number], FileRow & { result: string | null }>(
+    'SELECT f.*, r.json AS result FROM files f LEFT JOIN stage_results r ON r.stage = ? AND r.set_id = f.set_id AND r.path = f.path WHERE f.set_id = ? ORDER BY f.slot_index, f.path',
+  );
   const rows = sets.map((s): DatasetSetRow => {
     const participants = s.participants ? (JSON.parse(s.participants) as ParticipantEntry[]) : [];
     return {
@@ -95,14 +96,14 @@ export function datasetSetsPage(db: Database.Database, filter: DatasetSetsFilter
       isGold: s.is_gold !== 0,
       complete: s.complete !== 0,
       participants: participants.map((p): DatasetSetParticipant => ({ role: p.role, quotaGroup: { value: p.value, label: p.label ?? p.value }, signed: p.signed })),
-      files: filesOf.all(s.id).map(
+      files: filesOf.all(verdict.stage, s.id).map(
         (f): DatasetSetFile => ({
           filename: f.path.slice(f.path.lastIndexOf('/') + 1),
           slotIndex: f.slot_index,
           slotKey: f.slot_key,
           sizeBytes: f.size_bytes,
           sha256: f.sha256,
-          ...(mediaChecked ? { media: checkOf(verdictOf(f.path, f.media, f.sha256, rules)) } : {}),
+          ...(mediaChecked ? { media: verdict.check(f.path, f.result, f.sha256) } : {}),
         }),
       ),
     };
@@ -111,7 +112,7 @@ export function datasetSetsPage(db: Database.Database, filter: DatasetSetsFilter
 }
 
 /** What the filters offer: read whole (one pass over the sets), so callers keep it until the records change (StateQueries.changeCount). */
-export function datasetChoices(db: Database.Database): DatasetChoices {
+export function datasetChoices(db: Database.Database, stage: string): DatasetChoices {
   const setsInDataset = db.prepare<[], number>('SELECT count(DISTINCT set_id) FROM files').pluck().get() ?? 0;
   const groups = db
     .prepare<[], { value: string; label: string | null }>(
@@ -119,7 +120,7 @@ export function datasetChoices(db: Database.Database): DatasetChoices {
        FROM sets s, json_each(s.participants) p WHERE EXISTS (SELECT 1 FROM files f WHERE f.set_id = s.id) GROUP BY 1`,
     )
     .all();
-  const mediaChecked = db.prepare<[], number>('SELECT 1 FROM files WHERE media IS NOT NULL LIMIT 1').pluck().get() !== undefined;
+  const mediaChecked = db.prepare<[string], number>('SELECT 1 FROM stage_results WHERE stage = ? LIMIT 1').pluck().get(stage) !== undefined;
   return {
     setsInDataset,
     quotaGroups: groups.map((g) => ({ value: g.value, label: g.label ?? g.value })).sort((a, b) => a.label.localeCompare(b.label)),

@@ -9,10 +9,9 @@ import path from 'node:path';
 import { LEGACY_SET_LOG } from './legacy-logs';
 import { metaValue, openStateDb, openStateDbReadOnly } from './state-db';
 import { entryOfRow, FILE_COLUMNS, type FileEntry, type FileTuple } from './records';
-import type { Rules } from '../media/media-check';
-import { datasetChoices, datasetSetsPage, type DatasetChoices, type DatasetSetsAnswer, type DatasetSetsFilter } from './dataset-sets-query';
+import { datasetChoices, datasetSetsPage, type DatasetChoices, type DatasetSetsAnswer, type DatasetSetsFilter, type FileVerdict } from './dataset-sets-query';
 
-export type { DatasetChoices, DatasetSetsAnswer, DatasetSetsFilter } from './dataset-sets-query';
+export type { DatasetChoices, DatasetSetsAnswer, DatasetSetsFilter, FileVerdict } from './dataset-sets-query';
 
 /** A set's standing in the records: complete, incomplete (files missing or failed), or seen leaving "accepted". */
 export type SetStatus = 'complete' | 'incomplete' | 'left_accepted';
@@ -69,16 +68,17 @@ export class StateQueries {
   }
 
   /**
-   * A page of the sets in the dataset (with a verified file), filtered; media verdicts against
-   * `rules` (collection.json's media_rules). `choices`: datasetChoices() as kept by the caller.
+   * A page of the sets in the dataset (with a verified file), filtered; each file judged by
+   * `verdict` (the media check's, against collection.json's media_rules: media/media-verdict.ts).
+   * `choices`: datasetChoices() as kept by the caller.
    */
-  datasetSets(filter: DatasetSetsFilter, offset: number, limit: number, rules: Rules, choices: DatasetChoices = this.datasetChoices()): DatasetSetsAnswer {
-    return this.db ? datasetSetsPage(this.db, filter, offset, limit, rules, choices) : { rows: [], total: 0 };
+  datasetSets(filter: DatasetSetsFilter, offset: number, limit: number, verdict: FileVerdict, choices: DatasetChoices = this.datasetChoices(verdict.stage)): DatasetSetsAnswer {
+    return this.db ? datasetSetsPage(this.db, filter, offset, limit, verdict, choices) : { rows: [], total: 0 };
   }
 
-  /** What the Sets tab's filters offer (one pass over the sets: keep it by changeCount()). */
-  datasetChoices(): DatasetChoices {
-    return this.db ? datasetChoices(this.db) : { setsInDataset: 0, quotaGroups: [], mediaChecked: false };
+  /** What the Sets tab's filters offer (one pass over the sets: keep it by changeCount()); `stage`: whose results say a file was checked. */
+  datasetChoices(stage: string): DatasetChoices {
+    return this.db ? datasetChoices(this.db, stage) : { setsInDataset: 0, quotaGroups: [], mediaChecked: false };
   }
 
   /** Whether set `id` has a verified file (one primary-key seek). */

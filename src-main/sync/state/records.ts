@@ -2,7 +2,6 @@
 // record maps to the rows of state.db's tables `sets` and `files`. Apart from the store so that
 // the legacy import (legacy-logs.ts) writes rows without importing the store that opens it.
 import type Database from 'better-sqlite3';
-import type { MediaEntry } from '../media/media-check';
 import { inOrder } from '../in-order';
 export interface FileEntry {
   setId: number;
@@ -20,8 +19,18 @@ export interface FileEntry {
   acceptedAt: string | null;
   updatedAt: string;
   downloadedAt: string;
-  /** The media check of this version of the file (media/media-stage.ts); absent until probed. */
-  media?: MediaEntry;
+  /**
+   * What the stages learnt of the file, by stage name (stage_results; opaque to the store): read
+   * with the records by SetStore.all() for the dataset files' writers, absent elsewhere.
+   */
+  results?: Readonly<Record<string, StageResult>>;
+}
+
+/** A stage's result for one version of a file, as the store keeps it (state-db.ts stage_results): JSON only its stage reads. */
+export interface StageResult {
+  /** The version it is about: a result of another sha256 than the file's is stale. */
+  sha256: string;
+  json: string;
 }
 
 /**
@@ -129,7 +138,6 @@ export interface FileRow {
   updated_at: string;
   downloaded_at: string;
   changed_run: number;
-  media: string | null;
 }
 
 export interface SetRow {
@@ -145,7 +153,7 @@ export interface SetRow {
 /**
  * A files row read as an array, in FILE_COLUMNS' order (better-sqlite3's raw()): the store reads
  * every file of a dataset this way at the end of a sync, and an array costs under half of a row
- * object with sixteen named columns (40,000 rows: 100-140 ms against 250-350 ms).
+ * object with fifteen named columns (40,000 rows: 100-140 ms against 250-350 ms).
  */
 export type FileTuple = [
   set_id: number,
@@ -163,7 +171,6 @@ export type FileTuple = [
   updated_at: string,
   downloaded_at: string,
   changed_run: number,
-  media: string | null,
 ];
 
 export function entryOfRow(r: FileTuple): FileEntry {
@@ -182,7 +189,6 @@ export function entryOfRow(r: FileTuple): FileEntry {
     downloadedAt: r[13],
   };
   if (r[8] !== null) e.stamp = r[8];
-  if (r[15] !== null) e.media = JSON.parse(r[15]) as MediaEntry;
   return e;
 }
 
@@ -197,7 +203,7 @@ export function recordOfRow(r: SetRow, files: FileTuple[]): LocalSet {
 export const SET_COLUMNS = 'id, updated_at, is_gold, complete, left_accepted, first_files_run, participants';
 /** The files columns in FileTuple's order (the writer's insert binds them in this order too). */
 export const FILE_COLUMNS =
-  'set_id, path, file_id, slot_index, slot_key, size_bytes, sha256, mtime_ms, stamp, participant_refs, is_gold, accepted_at, updated_at, downloaded_at, changed_run, media';
+  'set_id, path, file_id, slot_index, slot_key, size_bytes, sha256, mtime_ms, stamp, participant_refs, is_gold, accepted_at, updated_at, downloaded_at, changed_run';
 
 /**
  * Writes records (inside the caller's transaction): a set's file rows are replaced whole; a
@@ -245,7 +251,6 @@ export function recordWriter(db: Database.Database): (rec: LocalSet, run: number
         e.updatedAt,
         e.downloadedAt,
         same ? old.changed_run : run,
-        e.media ? JSON.stringify(e.media) : null,
       );
     }
     // In SET_COLUMNS' order.

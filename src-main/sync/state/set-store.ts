@@ -7,7 +7,8 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { metaValue, openStateDb, setMeta } from './state-db';
-import { recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
+import { recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, type StageResult, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
+import { StageResults } from './stage-results';
 
 /** A recorded file as the disk check sees it (Destination's ExpectedObject): its key, size and stamp (entryStamp). */
 export interface RecordedFile {
@@ -42,6 +43,8 @@ export class SetStore {
    */
   private readonly writtenSinceEmpty: Set<number> | null;
   private readonly forget: (id: number) => void;
+  /** The stages' results (stage_results), written with the records' transactions. */
+  private readonly results: StageResults;
 
   private constructor(
     private readonly db: Database.Database,
@@ -52,9 +55,11 @@ export class SetStore {
     this.write = recordWriter(db);
     const deleteFiles = db.prepare('DELETE FROM files WHERE set_id = ?');
     const deleteSet = db.prepare('DELETE FROM sets WHERE id = ?');
+    this.results = new StageResults(db);
     this.forget = (id) => {
       deleteFiles.run(id);
       deleteSet.run(id);
+      this.results.forgetSet(id);
     };
     this.stmt = {
       set: db.prepare<[number], SetRow>(`SELECT ${SET_COLUMNS} FROM sets WHERE id = ?`),
@@ -111,21 +116,36 @@ export class SetStore {
   }
 
   /**
-   * The sets holding files without a probe of their current version (no media entry, one that
-   * says `unprobed`, or one of another sha256), with how many such files each, by set id: what
-   * the media check still owes after a sync without a prober or with the check off
-   * (media-stage.ts checkUnprobed). One scan of the files.
+   * The sets holding files that owe `stage` a result of their current version (no row, or a row
+   * of another sha256), with how many such files each, by set id: what a stage still owes after a
+   * sync without it (the media check turned off) or one that could not read the bytes. One scan.
    */
-  setsWithUnprobedFiles(): Array<[setId: number, files: number]> {
+  setsOwingStage(stage: string): Array<[setId: number, files: number]> {
     this.flush();
-    return this.db
-      .prepare<[], [number, number]>(
-        `SELECT set_id, count(*) FROM files
-         WHERE media IS NULL OR json_extract(media, '$.result') = 'unprobed' OR json_extract(media, '$.sha256') IS NOT sha256
-         GROUP BY set_id ORDER BY set_id`,
-      )
-      .raw()
-      .all();
+    return this.results.setsOwing(stage);
+  }
+
+  /**
+   * `sets` with the stages' results attached to their files (as all() yields them), for the few
+   * records an appending end writes rows of; get() leaves them out, as the walk reads a record per set.
+   */
+  withResults(sets: LocalSet[]): LocalSet[] {
+    if (sets.length === 0) return sets;
+    this.flush();
+    const ids = sets.map((s) => s.id);
+    const page = this.results.page(Math.min(...ids), Math.max(...ids));
+    for (const rec of sets) page.attach(rec);
+    return sets;
+  }
+
+  /** `stage`'s result for the file at `path` of set `setId` (any version: the caller compares its sha256); undefined when none. */
+  stageResult(stage: string, setId: number, path: string): StageResult | undefined {
+    return this.results.get(stage, setId, path);
+  }
+
+  /** Records what `stage` learnt of a version of a file; it reaches the disk with the next flush, in the same transaction as the records. */
+  recordStageResult(stage: string, setId: number, path: string, result: StageResult): void {
+    this.results.put(stage, setId, path, result);
   }
 
   /** The set's record; undefined when unknown. */
@@ -195,7 +215,7 @@ export class SetStore {
    * record not yet committed.
    */
   async flushInTurns(): Promise<void> {
-    while (this.dirty.size > 0 || this.removed.size > 0) {
+    while (this.dirty.size > 0 || this.removed.size > 0 || this.results.dirty) {
       this.flushSome(FLUSH_CHUNK);
       if (this.dirty.size > 0) await nextTurn();
     }
@@ -203,7 +223,7 @@ export class SetStore {
 
   /** Writes the removals and up to `max` changed records (the oldest puts first) in one transaction. */
   private flushSome(max: number): void {
-    if (this.dirty.size === 0 && this.removed.size === 0) return;
+    if (this.dirty.size === 0 && this.removed.size === 0 && !this.results.dirty) return;
     const records: LocalSet[] = [];
     for (const rec of this.dirty.values()) {
       if (records.length >= max) break;
@@ -213,6 +233,7 @@ export class SetStore {
       .transaction(() => {
         for (const id of this.removed) this.forget(id);
         for (const rec of records) this.write(rec, this.run, this.mayHaveRows(rec.id));
+        this.results.flush();
         setMeta(this.db, 'changes', this.changes + 1);
       })
       .immediate();
@@ -237,12 +258,15 @@ export class SetStore {
       const first = rows[0]!.id;
       const last = rows[rows.length - 1]!.id;
       const files = this.stmt.pageFiles.all(first, last);
+      const results = this.results.page(first, last);
       let i = 0;
       for (const row of rows) {
         const own: FileTuple[] = [];
         while (i < files.length && files[i]![0] < row.id) i++;
         while (i < files.length && files[i]![0] === row.id) own.push(files[i++]!);
-        yield this.dirty.get(row.id) ?? recordOfRow(row, own);
+        const rec = this.dirty.get(row.id) ?? recordOfRow(row, own);
+        results.attach(rec);
+        yield rec;
       }
       after = last;
     }

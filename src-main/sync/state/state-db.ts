@@ -23,7 +23,11 @@ import { importLegacyLogs } from './legacy-logs';
 import { metaValue, setMeta } from './meta';
 
 export const DB_NAME = 'state.db';
-const SCHEMA_VERSION = 1;
+/**
+ * 2: a stage's results (the media check's) moved from files.media to the generic table
+ * stage_results, which the store keeps without knowing any stage's types (stage-results.ts).
+ */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -60,13 +64,39 @@ CREATE TABLE IF NOT EXISTS files (
   downloaded_at TEXT NOT NULL,
   -- The run that verified this content (new file, or a new sha256 / download).
   changed_run INTEGER NOT NULL,
-  -- The media check of this version of the file (JSON MediaEntry, media/media-stage.ts); null: not probed.
-  media TEXT,
   PRIMARY KEY (set_id, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_changed_run ON files (changed_run);
 CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, summary TEXT NOT NULL);
+-- What a stage (stages/) learnt of one version (sha256) of a file: opaque JSON only that stage reads.
+-- A row of another sha256 than the file's is stale, never trusted; a file without a row owes the stage.
+CREATE TABLE IF NOT EXISTS stage_results (
+  stage TEXT NOT NULL,
+  set_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (stage, set_id, path)
+) WITHOUT ROWID;
 `;
+
+/**
+ * Schema 1 kept the media check's result in files.media (a MediaEntry's JSON): moved to
+ * stage_results as the stage 'media', except results that only said no prober ran ('unprobed'),
+ * which a file without a row says now. Runs before SCHEMA's CREATE statements touch files.
+ */
+function migrateFromSchema1(db: Database.Database): void {
+  const hasMediaColumn = (db.prepare("SELECT count(*) FROM pragma_table_info('files') WHERE name = 'media'").pluck().get() as number) > 0;
+  if (!hasMediaColumn) return;
+  db.transaction(() => {
+    db.exec(`INSERT OR REPLACE INTO stage_results (stage, set_id, path, sha256, json)
+             SELECT 'media', set_id, path, json_extract(media, '$.sha256'), media FROM files
+             WHERE media IS NOT NULL AND json_valid(media) AND json_extract(media, '$.result') <> 'unprobed'
+               AND json_extract(media, '$.sha256') IS NOT NULL`);
+    db.exec('ALTER TABLE files DROP COLUMN media');
+    setMeta(db, 'schema', 2);
+  }).immediate();
+}
 
 /** A state folder entry planted as a symlink is refused: the engine's writes never go through it. */
 function refuseLinks(stateDir: string): void {
@@ -97,6 +127,7 @@ export function openStateDb(stateDir: string): Database.Database {
     db.exec(SCHEMA);
     const version = metaValue(db, 'schema');
     if (version > SCHEMA_VERSION) throw new Error(`${path.join(stateDir, DB_NAME)} was written by a newer Dataset Sync (schema ${version}); update this one`);
+    if (version === 1) migrateFromSchema1(db);
     if (version === 0) setMeta(db, 'schema', SCHEMA_VERSION);
     importLegacyLogs(db, stateDir);
     db.pragma('synchronous = NORMAL');
@@ -111,8 +142,15 @@ export function openStateDb(stateDir: string): Database.Database {
 export function openStateDbReadOnly(stateDir: string): Database.Database | null {
   try {
     refuseLinks(stateDir);
-    const db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
+    let db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 10000');
+    if (metaValue(db, 'schema') < SCHEMA_VERSION) {
+      // Written by an older version (the app asks before a sync has run): migrated once, by a writer.
+      db.close();
+      openStateDb(stateDir).close();
+      db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 10000');
+    }
     return db;
   } catch {
     return null;

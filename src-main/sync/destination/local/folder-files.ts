@@ -7,7 +7,7 @@ import { constants as fsConstants, createWriteStream, lstat, lstatSync, promises
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ExpectedObject, ObjectInfo, PresenceProblem } from '../destination';
+import type { ExpectedObject, ObjectInfo, PresenceProblem, ReadOptions } from '../destination';
 import { DestinationError } from '../destination';
 import { keepReplacedVersion } from './replaced';
 import { tempPathFor, writeFileAtomic, writeSmallFileAtomic, type WrittenFile } from './atomic';
@@ -78,7 +78,7 @@ export function statKey(root: string, key: string): ObjectInfo | null {
 }
 
 /** The object's bytes: a regular file only, reached through real folders only, opened without following a link (regular-file.ts). */
-export async function* readKey(root: string, key: string): AsyncIterable<Buffer> {
+export async function* readKey(root: string, key: string, options: ReadOptions = {}): AsyncIterable<Buffer> {
   const file = keyPath(root, key);
   const inTheWay = folderInTheWay(root, key);
   if (inTheWay === 'missing') throw new DestinationError('io', `${file} is not there`, 'ENOENT');
@@ -92,7 +92,8 @@ export async function* readKey(root: string, key: string): AsyncIterable<Buffer>
   }
   const { fh } = opened;
   try {
-    for await (const chunk of fh.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false }) as AsyncIterable<Buffer>) yield chunk;
+    const stream = fh.createReadStream({ highWaterMark: options.chunkBytes ?? 1024 * 1024, start: options.start ?? 0, autoClose: false });
+    for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;
   } finally {
     await fh.close().catch(() => undefined);
   }
