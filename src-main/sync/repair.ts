@@ -3,7 +3,7 @@
 // those files (repair-plan.ts, done by the sync under its lock). Extra files are listed by
 // verify and never deleted.
 import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import { runSync, type EngineDeps } from './engine';
+import { runSync, type EngineDeps } from './run-sync';
 import { verifyDataset, verifyFolder } from './verify';
 
 /**

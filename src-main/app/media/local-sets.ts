@@ -6,8 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSetsPage, DatasetSetsQuery } from '../../../src-shared/dataset-sets';
-import { queryState, rulesOfCollectionJson, type StateQueries } from '../../sync/engine';
-import { stateDir } from '../../sync/layout';
+import { queryState, rulesOfCollectionJson, stateDir, type StateQueries } from '../../sync/engine';
 
 type Choices = ReturnType<StateQueries['datasetChoices']>;
 

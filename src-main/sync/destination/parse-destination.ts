@@ -80,7 +80,8 @@ export function parseDestination(value: string, options: BucketEnvOptions = {}):
     prefix,
     ...(endpoint ? { endpoint } : {}),
     region: options.region || env.AWS_REGION || DEFAULT_REGION,
-    forcePathStyle: options.forcePathStyle || (endpoint ? needsPathStyle(endpoint) : false),
+    // An explicit choice wins (the app's stored location); absent, IP and loopback endpoints need path style.
+    forcePathStyle: options.forcePathStyle ?? (endpoint ? needsPathStyle(endpoint) : false),
   };
   return spec;
 }
