@@ -3,9 +3,10 @@
 // CLI and the app used to assemble these from verify.ts, state.ts and destination/ themselves;
 // here they are done once, so callers import only the face.
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import type { BucketCredentials, Destination, DestinationSpec } from './destination/destination';
-import { openDestination as openSpec } from './destination/open';
-import { parseDestination as parseText, type BucketEnvOptions } from './destination/parse-destination';
+import type { Destination, DestinationSpec } from './destination/destination';
+import { openDestination as openSpec, stateHome as stateHomeOf } from './destination/open';
+import { parseDestination as parseText } from './destination/parse-destination';
+import type { OpenOptions as BackendOpenOptions, ParseOptions } from './destination/registry';
 import type { FolderOwner } from './folder-binding';
 import { loadState, peekState } from './state';
 import { readHistoryIn } from './state/history';
@@ -15,9 +16,7 @@ import { verifyDataset, type VerifyStep } from './verify';
 export type DestinationTarget = string | DestinationSpec;
 
 /** How a text is read and a destination opened: the store's endpoint and region (else the environment's), and credentials held in memory (else the store's default chain). */
-export interface OpenOptions extends BucketEnvOptions {
-  credentials?: BucketCredentials;
-}
+export interface OpenOptions extends Omit<ParseOptions, 'near'>, Pick<BackendOpenOptions, 'credentials'> {}
 
 /** The spec a text names (DestinationError 'config' when it names nothing usable); a spec is returned as it is. */
 export function parseDestination(target: DestinationTarget, options: OpenOptions = {}): DestinationSpec {
@@ -31,7 +30,7 @@ export function openDestination(target: DestinationTarget, options: OpenOptions 
 
 /** Where the engine keeps its state for the dataset on this machine (Destination.stateDir): DEST/.dataset-sync for a folder. Touches nothing. */
 export function stateHome(target: DestinationTarget, options: OpenOptions = {}): string {
-  return openDestination(target, options).stateDir;
+  return stateHomeOf(parseDestination(target, options), options.env);
 }
 
 /** Past syncs of the dataset, newest first (empty when there are none), from its state on this machine. */

@@ -34,8 +34,9 @@ export { queryState, queryState as query, StateQueries, type DatasetSetsFilter, 
 export { rulesOfCollectionJson } from './media/media-check';
 export { bindingConflict, type FolderOwner } from './folder-binding';
 export { defaultConsentsDir, relFilePath, stateDir } from './layout';
-export { normaliseEndpoint } from './destination/parse-destination';
-export { siblingSpec, DestinationError, type BucketCredentials, type Destination, type DestinationSpec } from './destination/destination';
+export { normaliseEndpoint } from './destination/all';
+export { siblingSpec } from './destination/open';
+export { DestinationError, type BucketCredentials, type Destination, type DestinationSpec } from './destination/destination';
 export { createPauseGate } from './task-pool';
 export type { PauseGate, ControllablePauseGate } from './task-pool';
 export type { RateLimiter } from './accounting';

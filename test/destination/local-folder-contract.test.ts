@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLocalFolder } from '../../src-main/sync/destination/local-folder';
+import { createLocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import { destinationContract } from './contract';
 
 destinationContract('local folder', async () => {

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError, type ExpectedBody } from '../../src-main/sync/destination/destination';
-import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
+import { S3Bucket } from '../../src-main/sync/destination/s3/s3-bucket';
 import { startReferenceService } from '../../src-service/index';
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
