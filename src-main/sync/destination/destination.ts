@@ -1,6 +1,6 @@
 // Where a dataset lives (docs/contracts.md §7, "Where the engine is going"; rclone's Fs/Object): each
 // backend is a folder of its own under destination/ (local/: a folder; s3/: an S3-compatible
-// bucket) and registers itself in the registry (registry.ts,
+// bucket; memory/: in memory, for tests) and registers itself in the registry (registry.ts,
 // all.ts), which is how the engine parses, names and opens one. The engine — plan, transfer,
 // dataset files, verify, repair — reaches files and objects only through this interface; every
 // POSIX detail (O_NOFOLLOW, symlink and escape checks, rename, partial files) belongs to the
@@ -15,6 +15,7 @@
 // these rules (DestinationError 'bad_key') rather than trusting it.
 import type { StorageStats } from '../../../src-shared/sync-events';
 import type { FolderSpec } from './local/spec';
+import type { MemorySpec } from './memory/spec';
 import type { BucketSpec } from './s3/naming';
 
 /** What a destination knows of one object. */
@@ -154,7 +155,7 @@ export class EscapeError extends DestinationError {
 }
 
 export interface Destination {
-  /** The backend it belongs to, as its specs name it ('folder', 'bucket'): for messages and tests; the engine decides by capabilities. */
+  /** The backend it belongs to, as its specs name it ('folder', 'bucket', 'memory'): for messages and tests; the engine decides by capabilities. */
   readonly kind: DestinationSpec['kind'];
   /** What the user sees: the folder's absolute path, or `s3://bucket/prefix` (with the endpoint when not AWS). Never a secret. */
   readonly label: string;
@@ -269,7 +270,7 @@ export interface Destination {
    * Optional: true when the dataset may be synced from several machines (a bucket), whose set
    * records (in their own stateDir) this machine lacks. Its head then carries a generation, and a
    * head this machine did not write last is not trusted for the watermark (state.ts
-   * recordsMatchHead). Absent or false: one machine's (a folder).
+   * recordsMatchHead). Absent or false: one machine's (a folder, the in-memory destination).
    */
   readonly sharedAcrossMachines?: boolean;
   close(): Promise<void>;
@@ -297,7 +298,7 @@ export interface BucketCredentials {
  * How a destination is named in settings and on the command line; no secret is part of it. Each
  * backend declares its own in its folder; `kind` says which backend serves it (registry.ts).
  */
-export type DestinationSpec = FolderSpec | BucketSpec;
+export type DestinationSpec = FolderSpec | BucketSpec | MemorySpec;
 
 /** The two destinations beside a dataset (docs/contracts.md §1): its consents and what left it. */
 export type SiblingSuffix = '.consents' | '.withdrawn';
