@@ -3,13 +3,19 @@
 // packages it may use. Relative imports are resolved against the importing file, so
 // "../ipc/x" and "../../src-main/ipc/x" are judged alike. Layers are declared in
 // eslint.config.js; a file may fall in several (e.g. src-main/app/ and "no Electron"). A layer's
-// `exceptFiles` are folders inside its `files` that it does not cover.
+// `exceptFiles` are folders inside its `files` that it does not cover; its `allowFiles` are files
+// of a denied folder it may import all the same (a folder's one public entry, such as the
+// engine's face), named with their extension and matched with or without it.
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 const NODE_BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 const within = (rel, folder) => rel === folder.replace(/\/$/, '') || rel.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+
+/** `rel` (an import resolved, with or without its extension: `engine`, `engine.js`) is the file `file`. */
+const withoutExtension = (p) => p.replace(/\.[cm]?[jt]sx?$/, '');
+const isFile = (rel, file) => withoutExtension(rel) === withoutExtension(file);
 
 function packageName(source) {
   const parts = source.split('/');
@@ -23,7 +29,8 @@ function violation(layer, source, fileDir, cwd) {
     if (rel.startsWith('..')) return null;
     if (layer.allowFolders && !layer.allowFolders.some((f) => within(rel, f))) return `may import only from ${layer.allowFolders.join(', ')}, not ${rel}`;
     const denied = layer.denyFolders?.find((f) => within(rel, f));
-    return denied ? `may not import from ${denied} (${rel})` : null;
+    if (!denied || layer.allowFiles?.some((f) => isFile(rel, f))) return null;
+    return `may not import from ${denied} (${rel})${layer.allowFiles ? `, only ${layer.allowFiles.join(', ')}` : ''}`;
   }
   const name = packageName(source);
   if (layer.denyNodeBuiltins && NODE_BUILTINS.has(name)) return `may not import Node's ${name}`;

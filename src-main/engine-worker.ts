@@ -12,8 +12,7 @@ import { runEngineJob } from './app/engine-job';
 import { EVENT_BATCH_MS, EVENT_BATCH_SIZE, type FromWorker, type StartMessage, type ToWorker } from './app/engine-thread/messages';
 import { createEventBatcher } from './app/event-batcher';
 import { lowerThisThreadsPriority } from './app/engine-thread/thread-priority';
-import { createPauseGate, runSync } from './sync/engine';
-import { runRepair } from './sync/repair';
+import { createPauseGate, runRepair, runSync } from './sync/engine';
 
 const port = parentPort;
 if (!port) throw new Error('engine-worker.ts runs as a worker thread only.');

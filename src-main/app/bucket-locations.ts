@@ -4,10 +4,7 @@
 // settings. The secret is read back from the keychain for each sync and held in main-process
 // memory only: never in settings, logs, IPC answers or the bucket.
 import type { SecretStore } from '../secrets/secret-store';
-import { siblingSpec, type BucketCredentials, type Destination, type DestinationSpec } from '../sync/destination/destination';
-import { normaliseEndpoint, openBucket } from '../sync/destination/parse-destination';
-import { defaultBucketStateDir, needsPathStyle } from '../sync/destination/s3/naming';
-import { readHistory, readHistoryIn } from '../sync/state/history';
+import { normaliseEndpoint, openDestination, parseDestination, readHistory, siblingSpec, type BucketCredentials, type Destination, type DestinationSpec } from '../sync/engine';
 import type { SyncSummary } from '../../src-shared/sync-events';
 import type { CollectionDatasetSettings } from '../../src-shared/settings';
 import { bucketLabel, type BucketLocation } from '../../src-shared/settings';
@@ -15,11 +12,11 @@ import type { BucketTestResult } from '../../src-shared/ipc-contract';
 import { AppError } from './app-error';
 import type { BucketRecipe } from './engine-thread/messages';
 
-/** Opens the engine's bucket destination for a spec (src-main/sync/destination); injected so tests can give a state folder of their own. */
-export type OpenBucket = (spec: Extract<DestinationSpec, { kind: 'bucket' }>, credentials: BucketCredentials) => Destination;
+/** Opens the engine's destination for a bucket's spec (through the engine's face); injected so tests can give a state folder of their own. */
+export type OpenBucket = (spec: DestinationSpec, credentials: BucketCredentials) => Destination;
 
-/** The engine's bucket destination, its state under the user's state directory. */
-export const openEngineBucket: OpenBucket = (spec, credentials) => openBucket(spec, { credentials });
+/** The engine's destination for the spec, its state under the user's state directory. */
+export const openEngineBucket: OpenBucket = (spec, credentials) => openDestination(spec, { credentials });
 
 /** A bucket dataset's destinations for one run: the dataset under PREFIX/, its consents under PREFIX.consents/, what left it under PREFIX.withdrawn/. */
 export interface BucketRun {
@@ -29,25 +26,26 @@ export interface BucketRun {
 }
 
 /** Opens a run's three destinations in the same bucket; also called in the engine thread (engine-worker.ts), which cannot be handed Destination objects. */
-export function openBucketRun(spec: Extract<DestinationSpec, { kind: 'bucket' }>, credentials: BucketCredentials, open: OpenBucket = openEngineBucket): BucketRun {
+export function openBucketRun(spec: DestinationSpec, credentials: BucketCredentials, open: OpenBucket = openEngineBucket): BucketRun {
   return {
     destination: open(spec, credentials),
-    consents: open(siblingSpec(spec, '.consents') as typeof spec, credentials),
-    withdrawn: open(siblingSpec(spec, '.withdrawn') as typeof spec, credentials),
+    consents: open(siblingSpec(spec, '.consents'), credentials),
+    withdrawn: open(siblingSpec(spec, '.withdrawn'), credentials),
   };
 }
 
-/** The engine's spec of a location from the settings. */
-export function bucketSpecOf(location: BucketLocation): Extract<DestinationSpec, { kind: 'bucket' }> {
-  const endpoint = location.endpoint ?? undefined;
-  return {
-    kind: 'bucket',
-    bucket: location.bucket,
-    prefix: location.prefix,
-    ...(endpoint ? { endpoint } : {}),
+/**
+ * The engine's spec of a location from the settings: its s3:// text read by the engine as
+ * `--dest` is, with the location's own endpoint (none: AWS), region and path style, never the
+ * environment's (the location is the whole choice).
+ */
+export function bucketSpecOf(location: BucketLocation): DestinationSpec {
+  return parseDestination(bucketLabel(location), {
+    endpoint: location.endpoint ?? undefined,
     region: location.region,
-    forcePathStyle: location.forcePathStyle ?? (endpoint ? needsPathStyle(endpoint) : false),
-  };
+    ...(location.forcePathStyle !== undefined ? { forcePathStyle: location.forcePathStyle } : {}),
+    env: {},
+  });
 }
 
 /** The keychain's "service" of a bucket's secrets: the endpoint (AWS when none). */
@@ -61,8 +59,8 @@ function secretEntry(location: BucketLocation): string {
 }
 
 /** Past syncs of a dataset, newest first: a folder's are in DEST/.dataset-sync, a bucket's in this machine's state folder for it. */
-export function datasetHistory(dataset: CollectionDatasetSettings): Promise<SyncSummary[]> {
-  return dataset.bucket ? readHistoryIn(defaultBucketStateDir(bucketSpecOf(dataset.bucket))) : readHistory(dataset.dest);
+export async function datasetHistory(dataset: CollectionDatasetSettings): Promise<SyncSummary[]> {
+  return readHistory(dataset.bucket ? bucketSpecOf(dataset.bucket) : dataset.dest);
 }
 
 /** Where the location is, in words for messages: never a secret. */

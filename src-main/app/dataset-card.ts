@@ -8,8 +8,7 @@ import path from 'node:path';
 import type { DatasetCard, DatasetChanges, DatasetFileRow, HistoryEntry, LastVerified, VerifyRun } from '../../src-shared/ipc-contract';
 import type { SyncSummary, VerifyReport } from '../../src-shared/sync-events';
 import { verifyVerdict } from '../../src-shared/verify-verdict';
-import { queryState, type StateCounts, type StateQueries } from '../sync/engine';
-import { defaultConsentsDir, stateDir } from '../sync/layout';
+import { defaultConsentsDir, queryState, stateDir, type StateCounts, type StateQueries } from '../sync/engine';
 
 /** The Files table after a restart lists at most this many of the last run's files. */
 export const MAX_CARD_FILES = 2000;

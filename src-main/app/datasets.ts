@@ -4,14 +4,10 @@
 // offers or reuses this one's folder or watermark.
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
-import { verifyDataset, verifyFolder } from '../sync/verify';
+import { listWithdrawn, openDestination, parseDestination, purgeWithdrawn, siblingSpec, verify, type Destination, type VerifyOptions } from '../sync/engine';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, DatasetSubset, HistoryEntry, WithdrawnData } from '../../src-shared/ipc-contract';
-import { siblingSpec, type Destination } from '../sync/destination/destination';
-import { openDestination } from '../sync/destination/open';
-import { parseDestination } from '../sync/destination/parse-destination';
-import { listWithdrawn, purgeWithdrawn } from '../sync/withdraw';
 import { readCounts, readDatasetCard, readRunHistory, recordVerified } from './dataset-card';
 import { AppError } from './app-error';
 import { checkChosenFolder, ownerConflict, type KnownDataset } from './folder-check';
@@ -72,7 +68,8 @@ export class Datasets {
   private ownFolder(collectionId: number): CollectionDatasetSettings {
     const dataset = this.folder(collectionId);
     const owner = this.owner(collectionId);
-    const conflict = owner && ownerConflict(dataset.dest, owner);
+    // A folder's head is peeked here; a bucket's is read over the network, by the sync itself (exit 2 on a conflict).
+    const conflict = owner && !dataset.bucket && ownerConflict(dataset.dest, owner);
     if (conflict) throw new AppError('refused', conflict);
     return dataset;
   }
@@ -196,7 +193,7 @@ export class Datasets {
       };
       let report: VerifyReport;
       try {
-        report = dataset.bucket ? await this.verifyBucket(dataset.bucket, onProgress, signal) : await verifyFolder(dest, onProgress, signal);
+        report = dataset.bucket ? await this.verifyBucket(dataset.bucket, onProgress, signal) : await verify(dest, { onProgress, signal });
       } catch (e) {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
         throw e;
@@ -208,10 +205,10 @@ export class Datasets {
   }
 
   /** A bucket dataset's objects read back and re-hashed, with the secret from the keychain for this verify only. */
-  private async verifyBucket(location: BucketLocation, onProgress: Parameters<typeof verifyDataset>[1], signal: AbortSignal): Promise<VerifyReport> {
+  private async verifyBucket(location: BucketLocation, onProgress: VerifyOptions['onProgress'], signal: AbortSignal): Promise<VerifyReport> {
     const { destination, consents, withdrawn } = await this.deps.buckets.open(location);
     try {
-      return await verifyDataset(destination, onProgress, signal);
+      return await verify(destination, { onProgress, signal });
     } finally {
       await Promise.all([destination.close(), consents.close(), withdrawn.close()].map((p) => p.catch(() => undefined)));
     }
@@ -257,9 +254,8 @@ export class Datasets {
       ({ destination: dataset, withdrawn } = bucket);
       opened = [bucket.destination, bucket.consents, bucket.withdrawn];
     } else {
-      const spec = parseDestination(settings.dest);
-      dataset = openDestination(spec);
-      withdrawn = openDestination(siblingSpec(spec, '.withdrawn'));
+      dataset = openDestination(settings.dest);
+      withdrawn = openDestination(siblingSpec(parseDestination(settings.dest), '.withdrawn'));
       opened = [dataset, withdrawn];
     }
     try {

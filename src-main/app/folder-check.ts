@@ -6,10 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { bindingConflict, type FolderOwner } from '../sync/folder-binding';
-import { defaultConsentsDir, stateDir } from '../sync/layout';
-import { peekState } from '../sync/state';
-import { createLocalFolder } from '../sync/destination/local-folder';
+import { bindingConflict, defaultConsentsDir, openDestination, peekOwner, stateDir, type FolderOwner } from '../sync/engine';
 
 /** Another collection's folders as the settings know them (any account). */
 export interface KnownDataset {
@@ -35,8 +32,8 @@ async function exists(p: string): Promise<boolean> {
 
 /** Why the folder's recorded owner is another service or collection; null when it is `wanted`'s or nobody's. */
 export function ownerConflict(dest: string, wanted: FolderOwner): string | null {
-  // A folder answers the peek synchronously (LocalFolder.peekText); opening it touches nothing.
-  const peeked = peekState(createLocalFolder(dest));
+  // A folder answers the peek synchronously (its peekText); opening it touches nothing.
+  const peeked = peekOwner(openDestination(dest));
   const state = peeked instanceof Promise ? null : peeked;
   if (!state || bindingConflict(dest, state, wanted) === null) return null;
   const holds = `collection ${state.collectionId ?? '?'}${state.baseUrl === null ? '' : ` of ${state.baseUrl}`}`;

@@ -5,17 +5,8 @@ import { createDeliveryClient, type DeliveryClient } from '../api/delivery-clien
 import { isApiError, type ApiError } from '../api/errors';
 import { createKeychainStore } from '../secrets/keychain';
 import { SecretStoreUnavailableError } from '../secrets/secret-store';
-import { runSync } from '../sync/engine';
-import { exitCodeFor } from '../sync/outcome';
-import { parseBwlimit } from '../sync/rate-limit';
-import { runRepair } from '../sync/repair';
-import { MAX_HASH_WORKERS } from '../sync/sha256-stream';
-import { openDestination } from '../sync/destination/open';
-import { emptyState, loadState } from '../sync/state';
+import { exitCodeFor, MAX_HASH_WORKERS, openDestination, parseBwlimit, readOwner, repair, sync, verify, type Destination } from '../sync/engine';
 import type { SyncTuning } from '../../src-shared/sync-events';
-import { verifyDataset } from '../sync/verify';
-import { parseDestination } from '../sync/destination/parse-destination';
-import type { Destination } from '../sync/destination/destination';
 import type { CollectionDetail, CollectionSummary } from '../../src-shared/delivery-api';
 import { API_KEY_ENV, MissingKeyError, resolveApiKey } from './api-key';
 import { keyPrefix } from './format';
@@ -163,7 +154,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
     controller.abort();
   });
   try {
-    const summary = await runSync(
+    const summary = await sync(
       {
         baseUrl,
         apiKey,
@@ -210,7 +201,7 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
   let destination: Destination;
   try {
     // A folder, or s3://BUCKET/PREFIX (endpoint, credentials and region as for sync).
-    destination = openDestination(parseDestination(dest, s3Endpoint ? { endpoint: s3Endpoint } : {}));
+    destination = openDestination(dest, s3Endpoint ? { endpoint: s3Endpoint } : {});
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -223,11 +214,13 @@ export async function verifyCommand(argv: string[], io: Io): Promise<number> {
 
 async function verifyAt(destination: Destination, dest: string, s3Endpoint: string | undefined, v: Record<string, string | boolean | undefined>, json: boolean, io: Io): Promise<number> {
   // Everything a repair needs is checked before the (long) hashing starts.
-  const repair = v.repair === true ? await repairTarget(destination, dest, v) : undefined;
+  const target = v.repair === true ? await repairTarget(destination, dest, v) : undefined;
   let report;
   try {
-    report = await verifyDataset(destination, (checked, total) => {
-      if (io.stderr.isTTY && !json) io.stderr.write(`\rverifying ${checked}/${total}`);
+    report = await verify(destination, {
+      onProgress: (checked, total) => {
+        if (io.stderr.isTTY && !json) io.stderr.write(`\rverifying ${checked}/${total}`);
+      },
     });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -243,7 +236,7 @@ async function verifyAt(destination: Destination, dest: string, s3Endpoint: stri
     for (const p of report.extra) io.stdout.write(`extra    ${p}\n`);
     io.stdout.write(`${report.ok} of ${report.filesChecked} files OK; ${report.missing.length} missing, ${report.changed.length} changed, ${report.extra.length} extra\n`);
   }
-  if (!repair) return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+  if (!target) return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
   if (report.missing.length + report.changed.length === 0) {
     if (!json) io.stdout.write('Nothing to repair.\n');
     return 0;
@@ -251,8 +244,8 @@ async function verifyAt(destination: Destination, dest: string, s3Endpoint: stri
   // Extra files are listed above and kept: a repair only brings back what the manifest lists.
   const display = new SyncDisplay(io.stderr, io.stderr.isTTY === true && !json);
   const lines = createJsonLineWriter(io.stdout);
-  const summary = await runRepair(
-    { ...repair, dest, ...(s3Endpoint ? { s3Endpoint } : {}), tuning: tuningFromEnv() },
+  const summary = await repair(
+    { ...target, dest, ...(s3Endpoint ? { s3Endpoint } : {}), tuning: tuningFromEnv() },
     (e) => {
       if (json) lines.push(e);
       else display.handle(e);
@@ -267,14 +260,14 @@ async function verifyAt(destination: Destination, dest: string, s3Endpoint: stri
 
 /** The service, collection and key a repair syncs from: recorded in DEST's engine state (--base-url if it has none). */
 async function repairTarget(destination: Destination, dest: string, v: Record<string, string | boolean | undefined>): Promise<{ baseUrl: string; apiKey: string; collectionId: number; concurrency: number }> {
-  const { state } = await loadState(destination).catch(() => ({ state: emptyState() }));
-  if (state.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
+  const owner = await readOwner(destination);
+  if (owner.collectionId === null) throw new UsageError(`${dest} has not been synced yet (no collection recorded): run sync first.`);
   // --base-url is for folders synced before the service was recorded; another service than the
   // recorded one is refused by the sync (exit 2) before anything is touched.
-  if (typeof v['base-url'] !== 'string' && state.baseUrl === null) throw new UsageError(`${dest} records no base URL: give --base-url.`);
-  const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : state.baseUrl!;
+  if (typeof v['base-url'] !== 'string' && owner.baseUrl === null) throw new UsageError(`${dest} records no base URL: give --base-url.`);
+  const baseUrl = typeof v['base-url'] === 'string' ? baseUrlOf(v) : owner.baseUrl!;
   const concurrency = v.concurrency === undefined ? DEFAULT_CONCURRENCY : positiveInt(String(v.concurrency), 'concurrency', CONCURRENCY.min, CONCURRENCY.max);
-  return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: state.collectionId, concurrency };
+  return { baseUrl, apiKey: await resolveApiKey(baseUrl), collectionId: owner.collectionId, concurrency };
 }
 
 /** A collection of the list with its set counts (GET /collections/:id); null when the detail could not be had. */

@@ -2,10 +2,7 @@
 // PREFIX.withdrawn/), what left the dataset, after printing what it deletes. The only command
 // that deletes data the service once delivered: nothing else does (withdraw.ts only moves).
 import { parseArgs } from 'node:util';
-import { DestinationError, siblingSpec, type Destination } from '../sync/destination/destination';
-import { openDestination } from '../sync/destination/open';
-import { parseDestination } from '../sync/destination/parse-destination';
-import { purgeWithdrawn } from '../sync/withdraw';
+import { DestinationError, openDestination, parseDestination, purgeWithdrawn, siblingSpec, type Destination } from '../sync/engine';
 import { formatBytes } from './format';
 import type { Io } from './commands';
 import { UsageError } from './usage';

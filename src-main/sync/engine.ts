@@ -1,59 +1,74 @@
-// The sync engine's entry (docs/contracts.md §1 and §4). runSync never rejects for expected failures:
-// whole-sync failures come back as summary.fatal with an exit code. The engine receives what it
-// uses (docs/contracts.md §7): the HTTP client, the clock its back-off waits on, the rate limiter every
-// downloaded byte passes and the gate its queue waits at; each has a default for real use.
-import type { DeliveryClient } from '../api/delivery-client';
-import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
-import { noRateLimit, type RateLimiter } from './accounting';
-import { systemClock, type Clock } from './clock';
-import type { Destination } from './destination/destination';
-import { rateLimiterFor } from './rate-limit';
-import { SyncRun } from './run';
-import { openGate, type PauseGate } from './task-pool';
+// The engine's one face (DESIGN §2, "Where the engine is going"): everything the app (src-main/app/,
+// ipc/, index.ts), the CLI (src-main/cli/) and the engine thread (engine-worker.ts) use of
+// src-main/sync/ is exported here, types included, and a lint layer ("engine face",
+// eslint.config.js; test/app/layers.test.ts proves it fires) refuses their imports of any other
+// engine file. The engine's files can then be split, renamed and rewritten behind it without
+// touching a caller. Tests may still reach the internals.
+//
+// What it offers, by job:
+// - runs: `sync` (one incremental sync; `runSync` is the same function under its older name),
+//   `repair` (re-hash, then sync exactly what is missing or changed), `createPauseGate` for both;
+// - the dataset as it is: `verify`, `listWithdrawn`/`purgeWithdrawn` (the quarantine of what left
+//   the dataset), `query` (the app's questions to the set records), `readHistory` (past syncs);
+// - where it lives: `parseDestination`/`openDestination` (a text such as `s3://B/P` or a folder
+//   path, or a spec, with credentials held in memory), `siblingSpec` (its `.consents` and
+//   `.withdrawn`), the folder layout (`stateDir`, `defaultConsentsDir`, `relFilePath`), and whom it
+//   belongs to (`readOwner`, `peekOwner`, `bindingConflict`);
+// - the CLI's shared rules: `exitCodeFor`, `parseBwlimit`, `MAX_HASH_WORKERS`.
+// Next (DESIGN §1.4-1.5), each as one more member here, named in EngineFace below: `watch`
+// (rounds of `sync` with a kept interval), `snapshot` (an immutable version of the dataset files),
+// `diff` (two snapshots, or one and now) and `export` (folder, BagIt, hf-videofolder).
+import { listWithdrawn, purgeWithdrawn } from './withdraw';
+import { openDestination, parseDestination, peekOwner, readHistory, readOwner, verify } from './dataset-ops';
+import { runRepair } from './repair';
+import { runSync } from './run-sync';
+import { queryState } from './state/queries';
 
-export type { RateLimiter } from './accounting';
-export type { Clock } from './clock';
-export type { PauseGate, ControllablePauseGate } from './task-pool';
-export { createPauseGate } from './task-pool';
+export { runSync, runSync as sync, type EngineDeps } from './run-sync';
+export { runRepair, runRepair as repair } from './repair';
+export { verify, openDestination, parseDestination, readOwner, peekOwner, readHistory, stateHome, type DestinationTarget, type OpenOptions, type RecordedOwner, type VerifyOptions } from './dataset-ops';
+export type { VerifyStep } from './verify';
+export { listWithdrawn, purgeWithdrawn, type WithdrawnSummary } from './withdraw';
 // The app's questions about a destination's records (counts, the last run's changes, files of a set, a page of sets).
-export { StateQueries, queryState, type DatasetSetsFilter, type RunChanges, type SetStatus, type StateCounts } from './state/queries';
+export { queryState, queryState as query, StateQueries, type DatasetSetsFilter, type RunChanges, type SetStatus, type StateCounts } from './state/queries';
 export { rulesOfCollectionJson } from './media/media-check';
 export { mediaVerdict } from './media/media-verdict';
 export { MEDIA_STAGE } from './media/media-result';
+export { bindingConflict, type FolderOwner } from './folder-binding';
+export { defaultConsentsDir, relFilePath, stateDir } from './layout';
+export { normaliseEndpoint } from './destination/all';
+export { siblingSpec } from './destination/open';
+export { DestinationError, type BucketCredentials, type Destination, type DestinationSpec } from './destination/destination';
+export { createPauseGate } from './task-pool';
+export type { PauseGate, ControllablePauseGate } from './task-pool';
+export type { RateLimiter } from './accounting';
+export type { Clock } from './clock';
+export { exitCodeFor } from './outcome';
+export { parseBwlimit } from './rate-limit';
+export { MAX_HASH_WORKERS } from './sha256-stream';
 
-export interface EngineDeps {
-  /** Default: an undici client for options.baseUrl with options.apiKey. An injected client is not closed by the engine. */
-  client?: DeliveryClient;
-  /** Default: the system clock. */
-  clock?: Clock;
-  /** Default: a token bucket for options.bwlimitBytesPerSecond (rate-limit.ts), else no limit. */
-  limiter?: RateLimiter;
-  /** Default: always open. Pass createPauseGate() to pause and resume the sync (no re-walk). */
-  gate?: PauseGate;
-  /**
-   * Where the dataset goes. Default: the folder options.dest (destination/open.ts). An injected
-   * destination is not closed by the engine; events and the summary name it by its label.
-   */
-  destination?: Destination;
-  /** Where consent records go. Default: the folder options.consentsDir, else `DEST.consents` beside a folder. Not closed by the engine. */
-  consents?: Destination;
-  /** Where what leaves the dataset goes. Default: `DEST.withdrawn` (a bucket's `PREFIX.withdrawn/`, SDK credentials). Not closed by the engine. */
-  withdrawn?: Destination;
+/**
+ * The face as one object type: what a caller may hold instead of importing names one by one
+ * (a test double of the whole engine implements this). The members to come are written here
+ * as their intended shape, so adding one is adding its line and its module:
+ *   watch(options: SyncOptions & { intervalMs: number }, onEvent, deps?): Promise<SyncSummary>;
+ *   snapshot(target: DestinationTarget, tag: string, message?: string): Promise<SnapshotRecord>;
+ *   diff(target: DestinationTarget, from: string, to?: string): AsyncIterable<DiffLine>;
+ *   export(target: DestinationTarget, options: { snapshot?: string; format: 'folder' | 'bagit' | 'hf-videofolder'; out: string }): Promise<ExportSummary>;
+ */
+export interface EngineFace {
+  sync: typeof runSync;
+  repair: typeof runRepair;
+  verify: typeof verify;
+  purgeWithdrawn: typeof purgeWithdrawn;
+  listWithdrawn: typeof listWithdrawn;
+  query: typeof queryState;
+  readHistory: typeof readHistory;
+  openDestination: typeof openDestination;
+  parseDestination: typeof parseDestination;
+  readOwner: typeof readOwner;
+  peekOwner: typeof peekOwner;
 }
 
-export async function runSync(options: SyncOptions, onEvent: (e: SyncEvent) => void, deps: EngineDeps = {}): Promise<SyncSummary> {
-  const clock = deps.clock ?? systemClock;
-  const bw = options.bwlimitBytesPerSecond;
-  // A bad value is reported by resolveOptions (exit 2); only a valid one makes a limiter.
-  const fromOptions = typeof bw === 'number' && Number.isFinite(bw) && bw > 0 ? rateLimiterFor(bw, clock) : undefined;
-  const run = new SyncRun(options, onEvent, {
-    client: deps.client,
-    clock,
-    limiter: deps.limiter ?? fromOptions ?? noRateLimit,
-    gate: deps.gate ?? openGate,
-    destination: deps.destination,
-    consents: deps.consents,
-    withdrawn: deps.withdrawn,
-  });
-  return run.run();
-}
+/** The face as one object (see EngineFace). */
+export const engine: EngineFace = { sync: runSync, repair: runRepair, verify, purgeWithdrawn, listWithdrawn, query: queryState, readHistory, openDestination, parseDestination, readOwner, peekOwner };

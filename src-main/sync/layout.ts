@@ -2,9 +2,14 @@
 // checked by names.ts before it reaches these helpers.
 import path from 'node:path';
 
-export function defaultConsentsDir(dest: string): string {
+/** The folder beside `dest` (resolved) with `suffix` added to its name: `DEST.consents`, `DEST.withdrawn`. */
+export function siblingFolder(dest: string, suffix: string): string {
   const abs = path.resolve(dest);
-  return path.join(path.dirname(abs), `${path.basename(abs)}.consents`);
+  return path.join(path.dirname(abs), `${path.basename(abs)}${suffix}`);
+}
+
+export function defaultConsentsDir(dest: string): string {
+  return siblingFolder(dest, '.consents');
 }
 
 export const STATE_DIR = '.dataset-sync';

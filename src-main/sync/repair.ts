@@ -3,8 +3,8 @@
 // those files (repair-plan.ts, done by the sync under its lock). Extra files are listed by
 // verify and never deleted.
 import type { SyncEvent, SyncOptions, SyncSummary, VerifyReport } from '../../src-shared/sync-events';
-import { runSync, type EngineDeps } from './engine';
-import { verifyDataset, verifyFolder } from './verify';
+import { verify } from './dataset-ops';
+import { runSync, type EngineDeps } from './run-sync';
 
 /**
  * Verifies DEST by hash (or takes `report` from a verify just made) and syncs the missing and
@@ -12,6 +12,7 @@ import { verifyDataset, verifyFolder } from './verify';
  * fatal error; another service or collection than the folder's is `config`).
  */
 export async function runRepair(options: SyncOptions, onEvent: (e: SyncEvent) => void, report?: VerifyReport, deps: EngineDeps = {}): Promise<SyncSummary> {
-  const verified = report ?? (deps.destination ? await verifyDataset(deps.destination) : await verifyFolder(options.dest));
+  // The destination injected, else the one options.dest names (any backend, read as the sync reads it).
+  const verified = report ?? (await verify(deps.destination ?? options.dest, options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}));
   return runSync({ ...options, repair: { files: [...verified.missing, ...verified.changed] } }, onEvent, deps);
 }

@@ -13,7 +13,7 @@ import type { Clock } from './clock';
 import { writeCollectionJson } from './dataset';
 import type { Destination, DestinationLock } from './destination/destination';
 import { openConsents, openDestination } from './destination/open';
-import { siblingSpec } from './destination/destination';
+import { siblingSpec } from './destination/open';
 import { adoptSubset, changesSubset, resolveSubset, unknownNames } from './subset';
 import { findLeftAccepted, withdrawSet } from './withdraw';
 import { parseDestination } from './destination/parse-destination';
@@ -156,13 +156,14 @@ export class SyncRun {
   /** Opens the destinations (nothing is touched yet): a spec that cannot be served is a config error. */
   private openDestinations(v: RunSettings): { dest: Destination; consents: Destination; withdrawn: Destination } {
     try {
-      // A folder path, or s3://BUCKET/PREFIX with the endpoint from the options or the environment
-      // (credentials from the AWS SDK's default chain; the app injects destinations it opened itself).
-      const bucket = this.options.s3Endpoint ? { endpoint: this.options.s3Endpoint } : {};
-      const spec = parseDestination(v.dest, bucket);
+      // Whatever backend the text names (registry.ts), with a store's endpoint from the options or
+      // the environment (credentials from the store's default chain; the app injects destinations
+      // it opened itself).
+      const where = this.options.s3Endpoint ? { endpoint: this.options.s3Endpoint } : {};
+      const spec = parseDestination(v.dest, where);
       return {
         dest: this.deps.destination ?? openDestination(spec),
-        consents: this.deps.consents ?? openConsents(spec, this.options.consentsDir, bucket),
+        consents: this.deps.consents ?? openConsents(spec, this.options.consentsDir, where),
         withdrawn: this.deps.withdrawn ?? openDestination(siblingSpec(spec, '.withdrawn')),
       };
     } catch (e) {

@@ -85,7 +85,7 @@ export interface EngineState {
   research?: ResearchFingerprint;
   /** media.csv as last written, its rules and counts (media/media-file.ts). */
   media?: MediaFingerprint;
-  /** New at every save of a bucket's head (state/local-generation.ts); absent for folders. */
+  /** New at every save of the head of a destination shared across machines (a bucket; state/local-generation.ts); absent for folders. */
   generation?: string;
 }
 
@@ -169,17 +169,18 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
 }
 
 export async function saveState(dest: Destination, state: EngineState): Promise<void> {
-  if (dest.kind === 'bucket') state.generation = randomUUID();
+  if (dest.sharedAcrossMachines) state.generation = randomUUID();
   await dest.writeAtomic(STATE_KEY, JSON.stringify(state, null, 2) + '\n');
   if (state.generation !== undefined) writeLocalGeneration(dest.stateDir, state.generation);
 }
 
 /**
  * Whether this machine's set records match the head it read (state/local-generation.ts): false
- * for a bucket last synced from another machine, or never from this one. Then the watermark is
+ * for a destination shared across machines (Destination.sharedAcrossMachines: a bucket) last
+ * synced from another machine, or never from this one. Then the watermark is
  * not trusted for this sync.
  */
 export function recordsMatchHead(dest: Destination, head: Pick<EngineState, 'watermark' | 'generation'>): boolean {
-  if (dest.kind !== 'bucket' || head.watermark === null) return true;
+  if (!dest.sharedAcrossMachines || head.watermark === null) return true;
   return readLocalGeneration(dest.stateDir) === (head.generation ?? null);
 }

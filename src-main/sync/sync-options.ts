@@ -1,7 +1,5 @@
 // SyncOptions checked and resolved once, before anything is touched: a bad option is a
 // configuration error (exit 2) with a message naming it.
-import path from 'node:path';
-import { isBucketUrl } from './destination/parse-destination';
 import { BaseUrlError, validateBaseUrl } from '../api/base-url';
 import { CONCURRENCY, concurrencySchema, DEFAULT_CONCURRENCY } from '../../src-shared/settings';
 import type { SyncOptions } from '../../src-shared/sync-events';
@@ -14,7 +12,7 @@ export class ConfigError extends Error {}
 export interface RunSettings {
   /** Normalised (validateBaseUrl): the form recorded in the engine state. */
   baseUrl: string;
-  /** options.dest resolved (an absolute path, or s3://BUCKET/PREFIX as given); the destination itself is opened by the run. */
+  /** options.dest as given: the run opens it through the registry (a folder by its absolute path). */
   dest: string;
   concurrency: number;
   policy: RetryPolicy;
@@ -39,8 +37,7 @@ export function resolveOptions(o: SyncOptions): RunSettings {
   const bw = o.bwlimitBytesPerSecond;
   if (bw !== undefined && !(Number.isFinite(bw) && bw >= 0)) throw new ConfigError(`The bandwidth limit must be a number of bytes per second (0 = none), got ${String(bw)}.`);
   if (!o.dest) throw new ConfigError('No destination folder given.');
-  // A bucket (s3://BUCKET/PREFIX) is opened as given; a folder by its absolute path.
-  const dest = isBucketUrl(o.dest) ? o.dest : path.resolve(o.dest);
+  const dest = o.dest;
   const t = o.tuning ?? {};
   const hashWorkers = t.hashWorkers ?? defaultHashWorkers();
   if (!Number.isInteger(hashWorkers) || hashWorkers < 0 || hashWorkers > MAX_HASH_WORKERS) {

@@ -5,7 +5,7 @@ import type { VerifyReport } from '../../src-shared/sync-events';
 import { parseManifest } from './dataset';
 import { DestinationError, type Destination } from './destination/destination';
 import { keyProblem } from './destination/key-rules';
-import { createLocalFolder } from './destination/local-folder';
+import { createLocalFolder } from './destination/local/local-folder';
 import { createSha256Stream } from './sha256-stream';
 
 /**

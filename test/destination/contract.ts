@@ -1,9 +1,15 @@
-// The contract every Destination passes (rclone's fstests): one suite, run against the folder
-// and the bucket by their own test files. Nothing here knows which kind it tests; each test
-// gets a fresh, prepared destination from `make`.
-import { createHash } from 'node:crypto';
+// The contract every Destination passes (rclone's fstests): one suite, run against the folder,
+// the bucket and the in-memory destination by their own test files. Nothing here knows which
+// kind it tests; each test gets a fresh, prepared destination from `make`. The optional members
+// are capabilities (contract-capabilities.ts): tested where the backend declares them, reported
+// skipped where it does not.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DestinationError, type Destination, type ExpectedBody, type ObjectInfo } from '../../src-main/sync/destination/destination';
+import { DestinationError, type Destination, type ObjectInfo } from '../../src-main/sync/destination/destination';
+import type { Capability } from '../../src-main/sync/destination/registry';
+import { capabilityContract } from './contract-capabilities';
+import { bodyOf, collect, expectation, readAll, rejectsWith, sha256, writeIn } from './contract-helpers';
+
+export { bodyOf, readAll, sha256 } from './contract-helpers';
 
 export interface ContractSubject {
   dest: Destination;
@@ -12,62 +18,13 @@ export interface ContractSubject {
   cleanup(): Promise<void>;
 }
 
-/** Deterministic bytes (not all equal, so a shifted or reordered range is caught). */
-export function bodyOf(size: number, seed = 1): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  let x = seed * 2654435761 >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
-export function sha256(b: Buffer): string {
-  return createHash('sha256').update(b).digest('hex');
-}
-
-export async function readAll(it: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of it) parts.push(c);
-  return Buffer.concat(parts);
-}
-
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const v of it) out.push(v);
-  return out;
-}
-
-function expectation(body: Buffer, resumeKey: string): ExpectedBody {
-  return { size: body.length, sha256: sha256(body), resumeKey };
-}
-
-/** Writes `bytes` in chunks of at most `chunk`, from `from`. */
-async function writeIn(upload: { write(c: readonly Buffer[], p: number): Promise<number> }, bytes: Buffer, from: number, to: number, chunk = 1 << 20): Promise<void> {
-  for (let p = from; p < to; ) {
-    const end = Math.min(to, p + chunk);
-    p += await upload.write([bytes.subarray(p, end)], p);
-  }
-}
-
-async function rejectsWith(p: Promise<unknown>, kind: string): Promise<DestinationError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e, `expected a DestinationError '${kind}'`).toBeInstanceOf(DestinationError);
-  expect((e as DestinationError).kind).toBe(kind);
-  return e as DestinationError;
-}
-
 /**
  * `bigSize`: a body size that spans several of the implementation's upload units (a bucket's
- * multipart parts); small bodies are tested too.
+ * multipart parts); small bodies are tested too. `capabilities`: the optional members the
+ * backend declares (its registry entry's), each tested where declared and skipped, saying why,
+ * where not.
  */
-export function destinationContract(name: string, make: () => Promise<ContractSubject>, opts: { bigSize?: number } = {}): void {
+export function destinationContract(name: string, make: () => Promise<ContractSubject>, opts: { bigSize?: number; capabilities?: readonly Capability[] } = {}): void {
   const BIG = opts.bigSize ?? 12 * 1024 * 1024 + 12345;
 
   describe(`Destination contract: ${name}`, () => {
@@ -140,6 +97,18 @@ export function destinationContract(name: string, make: () => Promise<ContractSu
       expect(await dest.readText('state.json')).toBe('héllo ✓');
       expect(await dest.readText('absent.json')).toBeNull();
       await expect(readAll(dest.read('absent.bin'))).rejects.toBeInstanceOf(DestinationError);
+    });
+
+    it('read from an offset: the bytes from there to the end (the media check skips video data so)', async () => {
+      const bytes = bodyOf(300_000, 8);
+      await dest.writeAtomic('sets/1/blob.bin', bytes);
+      expect((await readAll(dest.read('sets/1/blob.bin', { start: 123_457 }))).equals(bytes.subarray(123_457))).toBe(true);
+      expect((await readAll(dest.read('sets/1/blob.bin', { start: 0, chunkBytes: 4096 }))).equals(bytes)).toBe(true);
+      // A reader that stops early lets go of the object (a bucket's GET, a folder's handle).
+      for await (const chunk of dest.read('sets/1/blob.bin', { start: 1000, chunkBytes: 4096 })) {
+        expect(chunk.equals(bytes.subarray(1000, 1000 + chunk.length))).toBe(true);
+        break;
+      }
     });
 
     it('writeAtomic streams an iterable body (strings and Buffers) and writes private objects', async () => {
@@ -292,5 +261,7 @@ export function destinationContract(name: string, make: () => Promise<ContractSu
       }
       await rejectsWith(readAll(dest.read('../x')), 'bad_key');
     });
+
+    capabilityContract(name, opts.capabilities ?? [], () => subject);
   });
 }

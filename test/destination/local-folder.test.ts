@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DestinationError, EscapeError, type Destination } from '../../src-main/sync/destination/destination';
-import { createLocalFolder, LINKED_STAMP, type LocalFolder } from '../../src-main/sync/destination/local-folder';
+import { createLocalFolder, LINKED_STAMP, type LocalFolder } from '../../src-main/sync/destination/local/local-folder';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

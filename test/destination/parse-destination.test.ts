@@ -2,9 +2,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DestinationError, siblingSpec } from '../../src-main/sync/destination/destination';
-import { isValidBucketName, openBucket, parseDestination } from '../../src-main/sync/destination/parse-destination';
-import { defaultBucketStateDir } from '../../src-main/sync/destination/s3-bucket';
+import { DestinationError } from '../../src-main/sync/destination/destination';
+import { siblingSpec } from '../../src-main/sync/destination/open';
+import { parseDestination } from '../../src-main/sync/destination/parse-destination';
+import { openBucket } from '../../src-main/sync/destination/s3/backend';
+import { isValidBucketName } from '../../src-main/sync/destination/s3/parse';
+import { defaultBucketStateDir } from '../../src-main/sync/destination/s3/s3-bucket';
 
 const NO_ENV = {};
 

@@ -19,7 +19,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError, type ExpectedBody } from '../../src-main/sync/destination/destination';
-import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
+import { bucketBackend } from '../../src-main/sync/destination/s3/backend';
+import { S3Bucket } from '../../src-main/sync/destination/s3/s3-bucket';
 import { startReferenceService } from '../../src-service/index';
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';
@@ -71,7 +72,7 @@ describe.skipIf(CEPH_MISSING !== null)(needsCeph('S3 bucket destination on a rea
       const sibling = bucketDest(`${prefix}.withdrawn`);
       return { dest, sibling, cleanup: async () => Promise.all([dest.close(), sibling.close()]).then(() => undefined) };
     },
-    { bigSize: 2 * PART + 123_457 },
+    { bigSize: 2 * PART + 123_457, capabilities: bucketBackend.capabilities },
   );
 
   async function openUploads(prefix: string): Promise<string[]> {

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import * as croissantFile from '../../src-main/sync/croissant-file';
-import { LocalFolder } from '../../src-main/sync/destination/local-folder';
+import { LocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import * as participantsFile from '../../src-main/sync/participants-file';
 import { ResumableSha256 } from '../../src-main/sync/table-hash';
 import { sync, useService, useSyncedDataset } from './helpers';

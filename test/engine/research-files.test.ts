@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_COLUMNS } from '../../src-main/sync/dataset';
-import { createLocalFolder } from '../../src-main/sync/destination/local-folder';
+import { createLocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import { PARTICIPANTS_COLUMNS, writeParticipantsCsv } from '../../src-main/sync/participants-file';
 import type { LocalSet } from '../../src-main/sync/state/set-store';
 import { CROISSANT_CONFORMS_TO, fileObjectMember } from '../../src-main/sync/croissant-file';

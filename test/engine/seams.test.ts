@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLocalFolder, LocalFolder } from '../../src-main/sync/destination/local-folder';
+import { createLocalFolder, LocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import { runSync, type Clock, type PauseGate, type RateLimiter } from '../../src-main/sync/engine';
 import type { SyncEvent } from '../../src-shared/sync-events';
 import { expectDatasetMatches, FAST_TUNING, mainCollection, servedSets, sha256sumCheck, tempDir, useService } from './helpers';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-main/sync/clock';
-import { createLocalFolder, type LocalFolder } from '../../src-main/sync/destination/local-folder';
+import { createLocalFolder, type LocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import { dropEntries, findUnhealedEntries } from '../../src-main/sync/disk-check';
 import { RunState } from '../../src-main/sync/run-state';
 import { emptyState } from '../../src-main/sync/state';

@@ -13,7 +13,7 @@ import * as tls from 'node:tls';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError } from '../../src-main/sync/destination/destination';
-import { S3Bucket } from '../../src-main/sync/destination/s3-bucket';
+import { S3Bucket } from '../../src-main/sync/destination/s3/s3-bucket';
 import { createTestCertificates, type TestCertificates } from '../../src-service/index';
 import { CEPH_MISSING, needsCeph, startCephRgw, type CephRgw, adminClient } from '../support/ceph-rgw';
 import { closedLoopbackPort } from '../support/closed-port';

@@ -5,14 +5,12 @@
 // AbortSignal, no Destination, no functions). The bucket credentials cross too: worker threads
 // share the process, so they stay in this process's memory; they are never logged.
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../../src-shared/sync-events';
-import type { BucketCredentials, DestinationSpec } from '../../sync/destination/destination';
+import type { BucketCredentials, DestinationSpec } from '../../sync/engine';
 import type { Shortfall } from '../space-check';
-
-export type BucketSpec = Extract<DestinationSpec, { kind: 'bucket' }>;
 
 /** What the engine thread needs to open a bucket dataset's destinations itself (Destination objects cannot cross). */
 export interface BucketRecipe {
-  spec: BucketSpec;
+  spec: DestinationSpec;
   credentials: BucketCredentials;
 }
 

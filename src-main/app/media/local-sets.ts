@@ -6,8 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSetsPage, DatasetSetsQuery } from '../../../src-shared/dataset-sets';
-import { mediaVerdict, queryState, rulesOfCollectionJson, MEDIA_STAGE, type StateQueries } from '../../sync/engine';
-import { stateDir } from '../../sync/layout';
+import { mediaVerdict, queryState, rulesOfCollectionJson, stateDir, MEDIA_STAGE, type StateQueries } from '../../sync/engine';
 
 type Choices = ReturnType<StateQueries['datasetChoices']>;
 

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { stateDir } from '../../sync/layout';
+import { stateDir } from '../../sync/engine';
 import { findFfmpeg } from './ffmpeg-path';
 import type { VerifiedFile } from './verified-files';
 

@@ -5,8 +5,7 @@
 // are looked up in the records, and only the recorded path is opened.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { queryState } from '../../sync/engine';
-import { relFilePath, stateDir } from '../../sync/layout';
+import { queryState, relFilePath, stateDir } from '../../sync/engine';
 
 export interface VerifiedFile {
   setId: number;

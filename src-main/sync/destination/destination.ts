@@ -1,9 +1,12 @@
-// Where a dataset lives (docs/contracts.md §7, "Where the engine is going"; rclone's Fs/Object): a local folder
-// (local-folder.ts) or an S3-compatible bucket (s3-bucket.ts). The engine — plan, transfer,
+// Where a dataset lives (docs/contracts.md §7, "Where the engine is going"; rclone's Fs/Object): each
+// backend is a folder of its own under destination/ (local/: a folder; s3/: an S3-compatible
+// bucket; memory/: in memory, for tests) and registers itself in the registry (registry.ts,
+// all.ts), which is how the engine parses, names and opens one. The engine — plan, transfer,
 // dataset files, verify, repair — reaches files and objects only through this interface; every
 // POSIX detail (O_NOFOLLOW, symlink and escape checks, rename, partial files) belongs to the
 // folder implementation, every S3 detail (multipart, ListParts, ETags) to the bucket one.
-// test/destination/contract.test.ts runs one suite against both (rclone's fstests).
+// test/destination/contract.ts is one suite every backend passes (rclone's fstests); the
+// optional members below are capabilities it tests where a backend declares them.
 //
 // Keys are relative and '/'-separated, as paths appear in manifest.csv: 'collection.json',
 // 'sets/12/set.json', 'sets/12/set_12_slot_01.mp4', '.dataset-sync/state.json'. A key never
@@ -11,6 +14,9 @@
 // (names.ts) before they became keys, and every implementation refuses a key that breaks
 // these rules (DestinationError 'bad_key') rather than trusting it.
 import type { StorageStats } from '../../../src-shared/sync-events';
+import type { FolderSpec } from './local/spec';
+import type { MemorySpec } from './memory/spec';
+import type { BucketSpec } from './s3/naming';
 
 /** What a destination knows of one object. */
 export interface ObjectInfo {
@@ -155,7 +161,8 @@ export class EscapeError extends DestinationError {
 }
 
 export interface Destination {
-  readonly kind: 'folder' | 'bucket';
+  /** The backend it belongs to, as its specs name it ('folder', 'bucket', 'memory'): for messages and tests; the engine decides by capabilities. */
+  readonly kind: DestinationSpec['kind'];
   /** What the user sees: the folder's absolute path, or `s3://bucket/prefix` (with the endpoint when not AWS). Never a secret. */
   readonly label: string;
   readonly capabilities: DestinationCapabilities;
@@ -270,18 +277,14 @@ export interface Destination {
   stats?(): StorageStats;
   /** Aborts uploads of this destination left open by a killed sync (not the resumable ones it still holds for resume). */
   cleanUp?(): Promise<void>;
+  /**
+   * Optional: true when the dataset may be synced from several machines (a bucket), whose set
+   * records (in their own stateDir) this machine lacks. Its head then carries a generation, and a
+   * head this machine did not write last is not trusted for the watermark (state.ts
+   * recordsMatchHead). Absent or false: one machine's (a folder, the in-memory destination).
+   */
+  readonly sharedAcrossMachines?: boolean;
   close(): Promise<void>;
-}
-
-/**
- * The destination beside this one with `suffix` added to its name (docs/contracts.md §1): `DEST.consents`,
- * `DEST.withdrawn`; for a bucket `PREFIX.consents/` in the same bucket. Never inside it.
- */
-export function siblingSpec(spec: DestinationSpec, suffix: '.consents' | '.withdrawn'): DestinationSpec {
-  if (spec.kind === 'folder') return { kind: 'folder', path: spec.path.replace(/[\\/]+$/, '') + suffix };
-  // A bucket destination always has a PREFIX (parseDestination refuses s3://BUCKET alone): with
-  // none, every key of the bucket would be "under PREFIX", the consents included.
-  return { ...spec, prefix: spec.prefix + suffix };
 }
 
 /**
@@ -302,16 +305,11 @@ export interface BucketCredentials {
   sessionToken?: string;
 }
 
-/** How a destination is named in settings and on the command line; no secret is part of it. */
-export type DestinationSpec =
-  | { kind: 'folder'; path: string }
-  | {
-      kind: 'bucket';
-      bucket: string;
-      /** Not empty, no leading or trailing '/': keys go under `${prefix}/` (docs/contracts.md §1, object storage). */
-      prefix: string;
-      /** Absent: AWS (from the SDK's default chain and region). */
-      endpoint?: string;
-      region?: string;
-      forcePathStyle?: boolean;
-    };
+/**
+ * How a destination is named in settings and on the command line; no secret is part of it. Each
+ * backend declares its own in its folder; `kind` says which backend serves it (registry.ts).
+ */
+export type DestinationSpec = FolderSpec | BucketSpec | MemorySpec;
+
+/** The two destinations beside a dataset (docs/contracts.md §1): its consents and what left it. */
+export type SiblingSuffix = '.consents' | '.withdrawn';

@@ -1,91 +1,14 @@
-// What the CLI's --dest/--consents-dir and the settings accept (docs/contracts.md §2): `s3://BUCKET/PREFIX`
-// is a bucket destination, anything else a folder path. The bucket's endpoint comes from an
-// explicit --s3-endpoint, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS; the region
-// from AWS_REGION (default us-east-1); path-style addressing for IP and loopback endpoints.
-import { DestinationError, type BucketCredentials, type Destination, type DestinationSpec } from './destination';
-import { LazyBucket } from './lazy-bucket';
-import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './s3/naming';
+// What the CLI's --dest/--consents-dir and the settings accept (docs/contracts.md §2), read through the
+// registry (all.ts): a text starting with a registered scheme (`s3://BUCKET/PREFIX`) goes to that
+// backend, anything else is a folder path. What the text leaves out (a store's endpoint, region)
+// comes from the options, then from the environment.
+import { destinations } from './all';
+import type { DestinationSpec } from './destination';
+import type { ParseOptions } from './registry';
 
-export interface BucketEnvOptions {
-  /** --s3-endpoint (or the app's setting); wins over the environment. */
-  endpoint?: string;
-  region?: string;
-  /** Path-style addressing on request (some stores have no virtual-hosted names). */
-  forcePathStyle?: boolean;
-  env?: NodeJS.ProcessEnv;
-}
+export type { ParseOptions } from './registry';
 
-/**
- * Bucket names as S3 allows them for new buckets: 3-63 characters of lowercase letters, digits,
- * '.' and '-', starting and ending with a letter or digit, no '..', not an IP address.
- */
-export function isValidBucketName(name: string): boolean {
-  return (
-    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(name) &&
-    !name.includes('..') &&
-    !/^\d{1,3}(\.\d{1,3}){3}$/.test(name) &&
-    !name.startsWith('xn--') &&
-    !name.endsWith('-s3alias')
-  );
-}
-
-function configError(message: string): DestinationError {
-  return new DestinationError('config', message);
-}
-
-/** The endpoint as a URL the SDK can use: http(s), no path, query or credentials. */
-export function normaliseEndpoint(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw configError(`The S3 endpoint "${raw}" is not a URL (expected e.g. https://s3.example.org).`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(`The S3 endpoint ${url.origin} must start with https:// (or http://).`);
-  if (url.username || url.password) throw configError('The S3 endpoint must not contain credentials: give them through AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile.');
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) throw configError(`The S3 endpoint ${url.origin} must be a bare origin, without a path (the bucket goes in s3://BUCKET/PREFIX).`);
-  return url.origin;
-}
-
-/** Whether `value` names a bucket destination (s3://…), never a local path. */
-export function isBucketUrl(value: string): boolean {
-  return /^s3:\/\//i.test(value);
-}
-
-/** Parses `s3://BUCKET/PREFIX` or a folder path into a destination spec. */
-export function parseDestination(value: string, options: BucketEnvOptions = {}): DestinationSpec {
-  if (!isBucketUrl(value)) {
-    if (value.trim() === '') throw configError('The destination is empty: give a folder or s3://BUCKET/PREFIX.');
-    return { kind: 'folder', path: value };
-  }
-  const rest = value.slice('s3://'.length);
-  const slash = rest.indexOf('/');
-  const bucket = slash < 0 ? rest : rest.slice(0, slash);
-  if (!isValidBucketName(bucket)) {
-    throw configError(`"${bucket}" is not a valid bucket name in ${value} (3-63 lowercase letters, digits, '.' or '-').`);
-  }
-  const prefix = (slash < 0 ? '' : rest.slice(slash + 1)).replace(/^\/+|\/+$/g, '');
-  if (prefix === '') {
-    throw configError(`${value} names a whole bucket: give a prefix, s3://${bucket}/PREFIX (the consents go beside it, under PREFIX.consents/).`);
-  }
-  if (prefix.split('/').some((s) => s === '' || s === '.' || s === '..') || /[\\\0]/.test(prefix)) {
-    throw configError(`The prefix "${prefix}" in ${value} has an empty, '.' or '..' part.`);
-  }
-  const env = options.env ?? process.env;
-  const rawEndpoint = options.endpoint || env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
-  const endpoint = rawEndpoint ? normaliseEndpoint(rawEndpoint) : undefined;
-  const spec: BucketSpec = {
-    kind: 'bucket',
-    bucket,
-    prefix,
-    ...(endpoint ? { endpoint } : {}),
-    region: options.region || env.AWS_REGION || DEFAULT_REGION,
-    forcePathStyle: options.forcePathStyle || (endpoint ? needsPathStyle(endpoint) : false),
-  };
-  return spec;
-}
-
-/** The bucket destination for a spec; `credentials` absent = the AWS SDK's default chain. */
-export function openBucket(spec: BucketSpec, options: { credentials?: BucketCredentials; stateDir?: string; partSize?: number } = {}): Destination {
-  return new LazyBucket(spec, options);
+/** The spec a text names; DestinationError 'config' when it names nothing usable (an empty text, a bad bucket name...). */
+export function parseDestination(value: string, options: ParseOptions = {}): DestinationSpec {
+  return destinations.parse(value, options);
 }

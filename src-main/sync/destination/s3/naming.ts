@@ -4,9 +4,18 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { DestinationSpec } from '../destination';
 
-export type BucketSpec = Extract<DestinationSpec, { kind: 'bucket' }>;
+/** How a bucket destination is named (settings, --dest s3://BUCKET/PREFIX); no secret is part of it. */
+export interface BucketSpec {
+  kind: 'bucket';
+  bucket: string;
+  /** Not empty, no leading or trailing '/': keys go under `${prefix}/` (docs/contracts.md §1, object storage). */
+  prefix: string;
+  /** Absent: AWS (from the SDK's default chain and region). */
+  endpoint?: string;
+  region?: string;
+  forcePathStyle?: boolean;
+}
 
 export const DEFAULT_REGION = 'us-east-1';
 

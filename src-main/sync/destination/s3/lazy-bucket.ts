@@ -2,9 +2,9 @@
 // opening one for its label and state folder, and every folder sync then run without the SDK,
 // whose modules cost a process ~20 MB and 0.2 s (2 s on a loaded machine) to load: a fifth of a
 // no-op at 20,000 files. The S3Bucket behind it is made once, by the first method that needs it.
-import type { StorageStats } from '../../../src-shared/sync-events';
-import type { BucketCredentials, Destination, DestinationCapabilities, DestinationLock, ExpectedBody, ExpectedObject, ObjectInfo, PresenceProblem, ReadOptions, Upload } from './destination';
-import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './s3/naming';
+import type { StorageStats } from '../../../../src-shared/sync-events';
+import type { BucketCredentials, Destination, DestinationCapabilities, DestinationLock, ExpectedBody, ExpectedObject, ObjectInfo, PresenceProblem, ReadOptions, Upload } from '../destination';
+import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './naming';
 import type { S3Bucket } from './s3-bucket';
 
 export interface LazyBucketOptions {
@@ -18,6 +18,7 @@ export class LazyBucket implements Destination {
   readonly label: string;
   // As S3Bucket's: a bucket cannot say its free space, and its sha256 is metadata it keeps, not a hash it computes.
   readonly capabilities: DestinationCapabilities = { freeSpace: false, checksSha256: false };
+  readonly sharedAcrossMachines = true;
   readonly stateDir: string;
   private made: Promise<S3Bucket> | undefined;
   private ready: S3Bucket | undefined;

@@ -1,7 +1,7 @@
 // A dataset in an S3-compatible bucket (issue 20; docs/contracts.md §2 "Object storage"): every key of
-// destination.ts becomes the object PREFIX/key. The S3 details live in s3/: the client
-// (client.ts), errors in words (errors.ts), resumable multipart uploads staged locally
-// (upload.ts) and the lock object (lock.ts).
+// destination.ts becomes the object PREFIX/key (the bucket backend, backend.ts). The S3 details
+// live beside it in s3/: the client (client.ts), errors in words (errors.ts), resumable multipart
+// uploads staged locally (upload.ts) and the lock object (lock.ts).
 //
 // Measured on Ceph 16.2.15 RGW (test/destination/s3-bucket.test.ts): `If-None-Match: *` on PUT
 // is honoured (412), Content-MD5 is checked (400 BadDigest), x-amz-checksum-sha256 is NOT
@@ -36,16 +36,16 @@ import {
   type PresenceProblem,
   type ReadOptions,
   type Upload,
-} from './destination';
-import { makeS3Client } from './s3/client';
-import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './s3/naming';
+} from '../destination';
+import { makeS3Client } from './client';
+import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './naming';
 
-export { bucketLabel, defaultBucketStateDir } from './s3/naming';
-import { isCode, s3Error, statusOf, type Where } from './s3/errors';
-import type { StorageStats } from '../../../src-shared/sync-events';
-import { acquireBucketLock } from './s3/lock';
-import { checkKey, checkPrefix } from './key-rules';
-import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload, VERIFIED_DIR } from './s3/upload';
+export { bucketLabel, defaultBucketStateDir } from './naming';
+import { isCode, s3Error, statusOf, type Where } from './errors';
+import type { StorageStats } from '../../../../src-shared/sync-events';
+import { acquireBucketLock } from './lock';
+import { checkKey, checkPrefix } from '../key-rules';
+import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload, VERIFIED_DIR } from './upload';
 
 export interface S3BucketOptions {
   /** Absent: the AWS SDK's default chain (environment, AWS_PROFILE, ~/.aws/credentials). */
@@ -76,6 +76,8 @@ export class S3Bucket implements Destination {
   readonly kind = 'bucket' as const;
   readonly label: string;
   readonly capabilities: DestinationCapabilities = { freeSpace: false, checksSha256: false };
+  /** Any machine may sync the prefix: its head carries a generation (state.ts). */
+  readonly sharedAcrossMachines = true;
   readonly stateDir: string;
   private readonly client: S3Client;
   private readonly where: Where;

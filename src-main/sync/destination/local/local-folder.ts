@@ -1,6 +1,7 @@
 // A dataset in a local folder: the Destination (destination.ts) the engine has always written
-// to, as one implementation of the seam. Every POSIX detail lives in ./local/ (the only place
-// under src-main/sync/ allowed to import node:fs, eslint.config.js): O_NOFOLLOW part files and
+// to, as one implementation of the seam (the folder backend, backend.ts). Every POSIX detail lives
+// in the other files of this folder, local/ (with s3/ and state/ the only places under
+// src-main/sync/ allowed to import node:fs, eslint.config.js): O_NOFOLLOW part files and
 // reads, folders made part by part and checked with lstat, atomic temp + rename writes, the lock,
 // the escape checks around a commit's rename. This class maps keys to paths and composes them.
 //
@@ -26,10 +27,10 @@ import type {
   PresenceProblem,
   ReadOptions,
   Upload,
-} from './destination';
-import { copyThenRemove, DestinationError } from './destination';
-import { checkKey, checkPrefix } from './key-rules';
-import { ensureConsentsDir, resolveConsentsDir } from './local/consents-dir';
+} from '../destination';
+import { copyThenRemove, DestinationError } from '../destination';
+import { checkKey, checkPrefix } from '../key-rules';
+import { ensureConsentsDir, resolveConsentsDir } from './consents-dir';
 import {
   freeSpaceOf,
   keyPath,
@@ -48,19 +49,19 @@ import {
   extendAtomicFile,
   copyForExtension,
   type ExtensionCopy,
-} from './local/folder-files';
-import { FolderChecks } from './local/folder-checks';
-import { acquireLock } from './local/lock';
-import { fileWriter, fileWriterWanted, type FileWriter } from './local/file-writer';
-import { commitPaths, pathUnder } from './local/key-paths';
-import { tempPathFor } from './local/atomic';
-import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './local/memory-upload';
-import { removeReplacedVersions } from './local/replaced';
-import { HeldParts, linkedAfterRename, LocalUpload, whereLinkLeads } from './local/part-upload';
-import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir, unsafeFolderError } from './local/safe-dirs';
-import { partialDir, replacedDir, scratchDir, STATE_DIR } from '../layout';
+} from './folder-files';
+import { FolderChecks } from './folder-checks';
+import { acquireLock } from './lock';
+import { fileWriter, fileWriterWanted, type FileWriter } from './file-writer';
+import { commitPaths, pathUnder } from './key-paths';
+import { tempPathFor } from './atomic';
+import { MEMORY_UPLOAD_MAX_BYTES, MemoryUpload } from './memory-upload';
+import { removeReplacedVersions } from './replaced';
+import { HeldParts, linkedAfterRename, LocalUpload, whereLinkLeads } from './part-upload';
+import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir, unsafeFolderError } from './safe-dirs';
+import { partialDir, replacedDir, scratchDir, STATE_DIR } from '../../layout';
 
-export { LINKED_STAMP, NOT_REGULAR_STAMP } from './local/folder-files';
+export { LINKED_STAMP, NOT_REGULAR_STAMP } from './folder-files';
 
 export interface LocalFolderOptions {
   /** The consents role: `dataset` is the dataset folder's path, which this folder must not be or be inside (null: the dataset is in a bucket). */
