@@ -140,19 +140,30 @@ export function openStateDb(stateDir: string): Database.Database {
 
 /** Opens an existing state database read-only (the app's questions); null when there is none yet. */
 export function openStateDbReadOnly(stateDir: string): Database.Database | null {
+  const file = path.join(stateDir, DB_NAME);
+  let db: Database.Database;
   try {
     refuseLinks(stateDir);
-    let db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
+    db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 10000');
-    if (metaValue(db, 'schema') < SCHEMA_VERSION) {
-      // Written by an older version (the app asks before a sync has run): migrated once, by a writer.
-      db.close();
-      openStateDb(stateDir).close();
-      db = new Database(path.join(stateDir, DB_NAME), { readonly: true, fileMustExist: true });
-      db.pragma('busy_timeout = 10000');
-    }
-    return db;
   } catch {
     return null;
   }
+  let schema: number;
+  try {
+    schema = metaValue(db, 'schema');
+  } catch {
+    return db; // not a database: the caller's questions fail, and say so, as they would have
+  }
+  if (schema >= SCHEMA_VERSION) return db;
+  // Written by an older version (the app asks before a sync has run): migrated once, by a writer.
+  db.close();
+  try {
+    openStateDb(stateDir).close();
+  } catch {
+    // not writable here: the questions below fail on what is missing, as for a damaged state
+  }
+  db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 10000');
+  return db;
 }
