@@ -162,13 +162,14 @@ async function roomForCopies(dir: string, files: number, copies: number): Promis
 }
 
 /**
- * Rounds of the pair the first-sync target compares (the 4 curls over the files, and ours): up to
- * `wanted`, fewer when the disk cannot keep every copy of them and of the other peers at once (a
- * million files: one), since a copy deleted just before a first sync would slow it (ToolCopies).
+ * Rounds of the first syncs the targets compare (`perRound` copies each: the 4 curls over the
+ * files, ours, and ours with a feature off): up to `wanted`, fewer when the disk cannot keep every
+ * copy of them and of the other peers at once (a million files: one), since a copy deleted just
+ * before a first sync would slow it (ToolCopies).
  */
-export async function firstSyncRounds(dir: string, files: number, wanted: number): Promise<number> {
+export async function firstSyncRounds(dir: string, files: number, wanted: number, perRound: number): Promise<number> {
   let rounds = wanted;
-  while (rounds > 1 && !(await roomForCopies(dir, files, PEER_COPIES + 2 * rounds))) rounds--;
+  while (rounds > 1 && !(await roomForCopies(dir, files, PEER_COPIES + perRound * rounds))) rounds--;
   return rounds;
 }
 

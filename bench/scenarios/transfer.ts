@@ -3,9 +3,11 @@
 // (src-service/video-bodies.ts), so ours runs its media check, on by default, on what users sync;
 // the peers download the same bytes. Tools run in rotating order per repetition so drift on a
 // shared machine hits every tool alike; each run writes into a fresh folder that is deleted after.
+// Each scenario also runs "ours, media check off" paired with ours (bench/lib/media-check.ts).
 import os from 'node:os';
 import { fmt, MB, median, MiB } from '../lib/stats';
 import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
+import { CHECK_OFF_ENV, checkShare, checkShareLine, checkShareTarget, OURS_CHECK_OFF } from '../lib/media-check';
 import { runAria2, runCurlThenSha, runOurs, runRawCurl, type OursRun, type PeerRun } from '../lib/peers';
 import { bodiesLine, startBenchService, type BenchFile, type BenchService } from '../lib/service';
 
@@ -16,11 +18,18 @@ export interface ToolStats {
   medianMs: number;
 }
 
-export async function compare(ctx: BenchContext, tools: Record<string, Tool>, reps: number): Promise<Record<string, ToolStats>> {
+/**
+ * Runs every tool `reps` times in rotating order. `paired`: two tools whose runs of a repetition
+ * are compared with each other (ours with a feature off); they run back to back as one unit of
+ * the rotation, which goes first flipped each repetition, so the pair shares the machine's state.
+ */
+export async function compare(ctx: BenchContext, tools: Record<string, Tool>, reps: number, paired?: readonly [string, string]): Promise<Record<string, ToolStats>> {
   const names = Object.keys(tools);
+  if (paired && !paired.every((n) => names.includes(n))) throw new Error(`paired tools ${paired.join(', ')} are not all among ${names.join(', ')}`);
+  const units = names.filter((n) => n !== paired?.[1]).map((n) => (n === paired?.[0] ? [...paired] : [n]));
   const runs: Record<string, PeerRun[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let rep = 0; rep < reps; rep++) {
-    const order = names.map((_, i) => names[(i + rep) % names.length]!);
+    const order = units.map((_, i) => units[(i + rep) % units.length]!).flatMap((u) => (rep % 2 === 1 ? [...u].reverse() : u));
     for (const name of order) {
       const dest = await freshDest(ctx);
       const r = await tools[name]!(dest);
@@ -43,9 +52,13 @@ export interface BulkResult {
   halfRssKb?: number;
 }
 
+/** The pair whose runs give the media check's share. */
+const CHECK_PAIR = ['ours', OURS_CHECK_OFF] as const;
+
 function peers(svc: BenchService, files: BenchFile[], ctx: BenchContext, withSeqSha: boolean): Record<string, Tool> {
   const t: Record<string, Tool> = {
     ours: (d) => runOurs(svc, d, { concurrency: 4 }),
+    [OURS_CHECK_OFF]: (d) => runOurs(svc, d, { concurrency: 4, env: { ...CHECK_OFF_ENV } }),
     'raw 4x curl (no verify)': (d) => runRawCurl(files, d, ctx.workDir, svc.apiKey, 4),
     'aria2c -j4 + sha-256': (d) => runAria2(files, d, ctx.workDir, svc.apiKey, 4),
   };
@@ -87,13 +100,14 @@ export async function scenarioBulk(ctx: BenchContext): Promise<BulkResult> {
     // Warm the service's page cache and measure the loopback limit (no disk on our side).
     await runRawCurl(files, '/dev/null', ctx.workDir, svc.apiKey, 4, true);
     const nullRun = await compare(ctx, { 'loopback 4x curl > /dev/null': (d) => runRawCurl(files, d, ctx.workDir, svc.apiKey, 4, true) }, ctx.quick ? 1 : 2);
-    const stats = await compare(ctx, peers(svc, files, ctx, true), ctx.reps);
+    const stats = await compare(ctx, peers(svc, files, ctx, true), ctx.reps, CHECK_PAIR);
     const ours = stats.ours!;
     const raw = stats['raw 4x curl (no verify)']!;
     const aria = stats['aria2c -j4 + sha-256']!;
     const oursRssKb = median(ours.runs.map((r) => r.maxRssKb ?? NaN));
     const worker = stats['ours, hash on a worker (forced)']!;
-    const summaries = [...ours.runs, ...worker.runs].map((r) => (r as OursRun).summary);
+    const share = checkShare(ours.runs.map((r) => r.wallMs), stats[OURS_CHECK_OFF]!.runs.map((r) => r.wallMs));
+    const summaries = [...ours.runs, ...worker.runs, ...stats[OURS_CHECK_OFF]!.runs].map((r) => (r as OursRun).summary);
     const hashedAll = summaries.every((s) => s !== undefined && s.bytesHashed === total && s.filesDownloaded === files.length);
 
     // Scenario 5: the same collection at half the file size, ours only.
@@ -113,7 +127,8 @@ export async function scenarioBulk(ctx: BenchContext): Promise<BulkResult> {
         ...toolRows({ ...stats, ...nullRun }, total, files.length, 'ours'),
       ]),
       '',
-      `Ours verified every file: ${hashedAll ? `yes (summary.bytesHashed = ${total} in every run, both variants)` : 'NO'}.`,
+      `Ours verified every file: ${hashedAll ? `yes (summary.bytesHashed = ${total} in every run, every variant)` : 'NO'}.`,
+      checkShareLine(share),
       `SHA-256 on a worker thread, forced on this ${os.availableParallelism()}-core machine (by default it is used from 4 cores up): ${fmt(worker.medianMs / 1000)} s vs ${fmt(ours.medianMs / 1000)} s on the main thread (${fmt(worker.medianMs / ours.medianMs)}x), peak RSS ${fmt(median(worker.runs.map((r) => r.maxRssKb ?? NaN)) / 1024, 0)} MB.`,
     ];
     return {
@@ -121,6 +136,7 @@ export async function scenarioBulk(ctx: BenchContext): Promise<BulkResult> {
         title: `Scenario 1: bulk (${files.length} x ${fileSize / MiB} MiB real videos)`,
         body,
         targets: [
+          checkShareTarget('S1', share),
           { name: 'S1 time vs raw limit (4x curl, no verify)', measured: fmt(ours.medianMs / raw.medianMs), target: '<= 1.25', met: ours.medianMs <= 1.25 * raw.medianMs },
           { name: 'S1 time vs aria2c', measured: fmt(ours.medianMs / aria.medianMs), target: '<= 0.50', met: ours.medianMs <= 0.5 * aria.medianMs },
           { name: 'S1 every SHA-256 verified', measured: hashedAll ? 'yes' : 'no', target: 'yes', met: hashedAll },
@@ -150,8 +166,9 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
     const files = await svc.files();
     const total = bytesOf(files);
     await runRawCurl(files, '/dev/null', ctx.workDir, svc.apiKey, 4, true);
-    const stats = await compare(ctx, peers(svc, files, ctx, false), ctx.reps);
+    const stats = await compare(ctx, peers(svc, files, ctx, false), ctx.reps, CHECK_PAIR);
     const ours = stats.ours!;
+    const share = checkShare(ours.runs.map((r) => r.wallMs), stats[OURS_CHECK_OFF]!.runs.map((r) => r.wallMs));
     const raw = stats['raw 4x curl (no verify)']!;
     const aria = stats['aria2c -j4 + sha-256']!;
     const fps = (s: { medianMs: number }) => files.length / (s.medianMs / 1000);
@@ -164,12 +181,15 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
       `${files.length} files of 64 KiB (${fmt(total / MB, 0)} MB), ${ctx.reps} repetition(s), medians. ${bodiesLine(svc)} Ours runs with every default feature on, the media check included; only the rows named so turn one off. Ours also fetches the consent records (${fmt(requests - files.length, 0)} extra requests, ${fmt(requests, 0)} in all); the peers fetch files only.`,
       '',
       ...table(HEADER, toolRows(stats, total, files.length, 'ours')),
+      '',
+      checkShareLine(share),
     ];
     return {
       section: {
         title: `Scenario 2: many small files (${files.length} x 64 KiB real videos)`,
         body,
         targets: [
+          checkShareTarget('S2', share),
           { name: 'S2 files/s vs aria2c', measured: `${fmt(fps(ours) / fps(aria))}x`, target: '>= 2x', met: fps(ours) >= 2 * fps(aria) },
           { name: 'S2 files/s vs raw limit (4x curl)', measured: `${fmt(fps(ours) / fps(raw))}x`, target: '>= 0.8x', met: fps(ours) >= 0.8 * fps(raw) },
         ],
