@@ -139,6 +139,8 @@ export interface OursOptions {
   onSpawn?: (pid: number) => void;
   /** Extra environment, e.g. DATASET_SYNC_HASH_WORKERS: a run that turns a default off says so in its row's name. */
   env?: Record<string, string>;
+  /** A command our CLI runs under, e.g. strace's (bench/lib/strace.ts): `[...launcher, node, bin/dataset-sync.mjs, ...]`. */
+  launcher?: string[];
   /** Extra command-line arguments, e.g. --s3-endpoint for a bucket destination. */
   args?: string[];
   /**
@@ -212,7 +214,8 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
   const stopWatching = eventFile?.watch('"phase":"writing_manifest"', (at) => (endPhaseAt ??= at));
   let r: ProcResult;
   try {
-    r = await runProc(process.execPath, args, {
+    const [cmd = process.execPath, ...argv] = [...(o.launcher ?? []), process.execPath, ...args];
+    r = await runProc(cmd, argv, {
       env: oursEnv(o.env, svc.apiKey),
       measure: o.measure ?? true,
       onSpawn: o.onSpawn,

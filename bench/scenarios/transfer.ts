@@ -3,13 +3,17 @@
 // (src-service/video-bodies.ts), so ours runs its media check, on by default, on what users sync;
 // the peers download the same bytes. Tools run in rotating order per repetition so drift on a
 // shared machine hits every tool alike; each run writes into a fresh folder that is deleted after.
-// Each scenario also runs "ours, media check off" paired with ours (bench/lib/media-check.ts).
+// Each scenario also runs "ours, media check off" paired with ours (bench/lib/media-check.ts),
+// and scenario 2 counts the processes one of our syncs starts (bench/lib/strace.ts).
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { fmt, MB, median, MiB } from '../lib/stats';
-import { dropDest, freshDest, table, type BenchContext, type Section } from '../lib/context';
+import { dropDest, freshDest, table, type BenchContext, type Section, type TargetCheck } from '../lib/context';
 import { CHECK_OFF_ENV, checkShare, checkShareLine, checkShareTarget, OURS_CHECK_OFF } from '../lib/media-check';
 import { runAria2, runCurlThenSha, runOurs, runRawCurl, type OursRun, type PeerRun } from '../lib/peers';
 import { bodiesLine, startBenchService, type BenchFile, type BenchService } from '../lib/service';
+import { countProcessCreation, processCountLine, processCountTarget, straceLauncher, straceMissing } from '../lib/strace';
 
 type Tool = (dest: string) => Promise<PeerRun>;
 
@@ -167,6 +171,7 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
     const total = bytesOf(files);
     await runRawCurl(files, '/dev/null', ctx.workDir, svc.apiKey, 4, true);
     const stats = await compare(ctx, peers(svc, files, ctx, false), ctx.reps, CHECK_PAIR);
+    const traced = await tracedSync(ctx, svc, files.length);
     const ours = stats.ours!;
     const share = checkShare(ours.runs.map((r) => r.wallMs), stats[OURS_CHECK_OFF]!.runs.map((r) => r.wallMs));
     const raw = stats['raw 4x curl (no verify)']!;
@@ -183,6 +188,7 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
       ...table(HEADER, toolRows(stats, total, files.length, 'ours')),
       '',
       checkShareLine(share),
+      traced.line,
     ];
     return {
       section: {
@@ -190,6 +196,7 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
         body,
         targets: [
           checkShareTarget('S2', share),
+          ...traced.targets,
           { name: 'S2 files/s vs aria2c', measured: `${fmt(fps(ours) / fps(aria))}x`, target: '>= 2x', met: fps(ours) >= 2 * fps(aria) },
           { name: 'S2 files/s vs raw limit (4x curl)', measured: `${fmt(fps(ours) / fps(raw))}x`, target: '>= 0.8x', met: fps(ours) >= 0.8 * fps(raw) },
         ],
@@ -200,5 +207,28 @@ export async function scenarioSmall(ctx: BenchContext): Promise<SmallResult> {
     };
   } finally {
     await svc.stop();
+  }
+}
+
+/**
+ * One more sync of ours (defaults, untimed) under strace into a fresh folder: the processes and
+ * threads it starts (bench/lib/strace.ts). Reported as skipped, with the reason, where strace
+ * cannot trace.
+ */
+async function tracedSync(ctx: BenchContext, svc: BenchService, files: number): Promise<{ line: string; targets: TargetCheck[] }> {
+  const missing = straceMissing();
+  if (missing) return { line: `Processes of a sync under strace: not counted (${missing}).`, targets: [] };
+  const trace = path.join(ctx.workDir, 'strace-s2.txt');
+  const dest = await freshDest(ctx);
+  try {
+    const r = await runOurs(svc, dest, { launcher: straceLauncher(trace), measure: false, events: 'tallied' });
+    if (!r.ok) throw new Error(`the sync under strace failed: ${r.note ?? ''}`);
+    const verified = r.summary?.filesDownloaded ?? files;
+    const counts = countProcessCreation(await fs.readFile(trace, 'utf8'));
+    ctx.log(`  under strace: ${counts.execs} program start(s), ${counts.processes} process(es), ${counts.threads} thread(s) for ${verified} files (${fmt(r.wallMs / 1000, 1)} s)`);
+    return { line: processCountLine(counts, verified), targets: [processCountTarget('S2', counts, verified)] };
+  } finally {
+    await fs.rm(trace, { force: true });
+    await dropDest(dest);
   }
 }
