@@ -16,6 +16,7 @@ import { table, type BenchContext, type Section, type TargetCheck } from '../lib
 import { runAria2, runOurs, runRawCurl, type PeerRun } from '../lib/peers';
 import { bodiesLine, startBenchService, type BenchFile, type BenchService } from '../lib/service';
 import { fmt, MB, median, MiB } from '../lib/stats';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 import { compare } from './transfer';
 
 interface LinkCase {
@@ -154,7 +155,8 @@ export async function scenarioWan(ctx: BenchContext): Promise<Section> {
   if (noop && small80) {
     const requests = median(noop.requests);
     const rtts = median(noop.engineMs) / small80.link.rttMs;
-    targets.push({ name: 'S7 no-op re-sync at 80 ms: requests', measured: fmt(requests, 0), target: '<= 2', met: requests <= 2 });
+    // Issue 21: at most 2, besides one per other set status the withdrawal check asks (sync/withdraw.ts), as in scenarios 3 and 9.
+    targets.push({ name: 'S7 no-op re-sync at 80 ms: requests', measured: fmt(requests, 0), target: `<= 2 + ${LEFT_ACCEPTED_STATUSES.length} (one per other set status)`, met: requests <= 2 + LEFT_ACCEPTED_STATUSES.length });
     targets.push({ name: 'S7 no-op re-sync at 80 ms: engine time in RTTs', measured: fmt(rtts), target: '<= 2 RTT', met: rtts <= 2 });
     noopLines.push(
       '',
