@@ -18,17 +18,19 @@ import { errorPlan, jsonPlan, type ResponsePlan } from './http/plan';
 import { sendPlan } from './http/send';
 import { MEDIA_FAULT_KINDS, MediaFaults } from './admin/media-faults';
 import { sharedClipLibrary } from './clips';
-import { MediaStore, type BodySpec } from './media-store';
+import { MediaStore } from './media-store';
 import { assignClips } from './real-media';
-import { mixSeed } from './prng';
 import type { JsonAnswer as RecruiterAnswer } from './recruiter/http';
 import { createRecruiterApi } from './recruiter/index';
 import { Stats } from './stats';
+import { writeSeededBodies } from './seeded-bodies';
 import { Store } from './store';
 import { createSecureService, fetchTrusting, type TlsIdentity } from './tls/secure-server';
+import type { VideoBodiesInfo } from './video-bodies';
 
 export { AdminClient, AdminError } from './admin-client';
 export type { TlsIdentity } from './tls/secure-server';
+export type { VideoBodiesInfo } from './video-bodies';
 export { createTestCertificates, type TestCertificates } from './tls/test-ca';
 export type { AdminSetJson, AdminState, Fault, FaultEntry, FaultMatch, MediaFaultEntry, MediaFaultKind, SetStatusName, StatsSnapshot, TimelineEvent } from './admin-client';
 
@@ -59,6 +61,12 @@ export interface ServiceOptions {
    * few MB. Synthetic bodies of `fileSize` bytes (default 1024, at most 64 KiB). Default false.
    */
   lazy?: boolean;
+  /**
+   * With `fileSize`: the main collection's bodies are real videos of exactly that size (video-bodies.ts;
+   * RunningService.videoBodies says how they were made), the listing's `media` theirs. Sets added
+   * or edited later through the admin interface get synthetic bodies. Not with `lazy`. Default false.
+   */
+  videoBodies?: boolean;
   /** Start with one file of each media fault kind switched on (admin/media-faults.ts); default false. */
   mediaFaults?: boolean;
   /** Files per set in the main collection; default 4. */
@@ -105,6 +113,8 @@ export interface RunningService {
   adminToken: string;
   /** Sends the admin token with every call. */
   admin: AdminClient;
+  /** What the main collection's bodies are when `videoBodies` was asked for. */
+  videoBodies?: VideoBodiesInfo;
   /** Closes the server and every open socket at once (stalled ones too), then removes runtime files. */
   close(): Promise<void>;
 }
@@ -164,8 +174,11 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
   const data = buildDemoData(lazyMode ? { ...options, sets: 0 } : options);
   const lazy = lazyMode ? lazyMainCollection(data, options) : undefined;
   const media = new MediaStore(opts.dataDir ?? defaultDataDir(), options.seed);
+  if (opts.videoBodies === true && (opts.fileSize === undefined || lazyMode)) throw new RangeError('videoBodies needs a fileSize and is not for a lazy collection');
+  const videoWanted = opts.videoBodies === true ? { dataDir: opts.dataDir ?? defaultDataDir(), clips } : undefined;
+  let videoBodies: VideoBodiesInfo | undefined;
   if (realMedia) assignClips(data, clips, options.seed);
-  else await writeSeededBodies(data, media, lazyMode ? { ...options, sets: 0 } : options);
+  else videoBodies = await writeSeededBodies(data, media, lazyMode ? { ...options, sets: 0 } : options, videoWanted);
   const store = new Store(data, lazy);
   const mediaFaults = new MediaFaults(options.seed);
   if (clips && opts.mediaFaults === true) for (const kind of MEDIA_FAULT_KINDS) mediaFaults.add(store, clips, { kind }, undefined);
@@ -328,6 +341,7 @@ export async function startReferenceService(opts: ServiceOptions = {}): Promise<
     revokedKey: data.revokedKey,
     adminToken,
     admin: new AdminClient(`${origin}${ADMIN_PATH}`, adminToken, opts.tls && fetchTrusting(opts.tls.ca)),
+    ...(videoBodies ? { videoBodies } : {}),
     close,
   };
 }
@@ -388,18 +402,4 @@ function sleep(ms: number, track: (t: NodeJS.Timeout) => () => void): Promise<vo
     }, ms);
     const release = track(timer);
   });
-}
-
-/** Writes (or reuses) every seeded body and records its path and sha256 on the file records. */
-async function writeSeededBodies(data: DemoData, media: MediaStore, o: { seed: number; sets: number; fileSize: number; slots: number }): Promise<void> {
-  const files = data.sets.flatMap((s) => s.files);
-  const specs: BodySpec[] = files.map((f) => ({ name: `f${f.id}.bin`, size: f.size, variant: mixSeed(o.seed, f.id, 0) }));
-  const cacheKey = `seed${o.seed}-sets${o.sets}-size${o.fileSize}-slots${o.slots}`;
-  const bodies = await media.prepareCached(cacheKey, specs);
-  for (const file of files) {
-    const body = bodies.get(`f${file.id}.bin`);
-    if (!body) throw new Error(`media body for file ${file.id} was not written`);
-    file.diskPath = body.path;
-    file.sha256 = body.sha256;
-  }
 }

@@ -1,8 +1,9 @@
 // Writes the media file bodies to disk once and serves them from there.
 //
-// Bodies are not decodable video; only their sizes, names and SHA-256 are real. They are cut
-// from one seeded 1 MiB block, rotated and stamped differently per file and per block, so
-// every file differs while generation costs little more than the hashing and the disk write.
+// Synthetic bodies are not decodable video; only their sizes, names and SHA-256 are real. They
+// are cut from one seeded 1 MiB block, rotated and stamped differently per file and per block,
+// so every file differs while generation costs little more than the hashing and the disk write.
+// Real video bodies of a size (video-bodies.ts) are cached the same way, written by their own writer.
 // Seeded files are cached under the data dir keyed by everything that shapes them; a second
 // start with the same options reuses them after checking sizes (not hashes).
 
@@ -33,6 +34,9 @@ export interface BodySpec {
   variant: number;
 }
 
+/** Writes one body to `file` (a temp name the store renames) and returns its SHA-256. */
+export type BodyWriter = (file: string, spec: BodySpec) => Promise<string>;
+
 export class MediaStore {
   private readonly doubledBlock: Buffer;
   private readonly runtimeDir: string;
@@ -50,8 +54,12 @@ export class MediaStore {
     this.runtimeDir = path.join(dataDir, `runtime-${process.pid}-${randomBytes(4).toString('hex')}`);
   }
 
-  /** Seeded bodies, cached in `dataDir/<cacheKey>/`. Returns one entry per spec, by name. */
-  async prepareCached(cacheKey: string, specs: BodySpec[]): Promise<Map<string, StoredBody>> {
+  /**
+   * Seeded bodies, cached in `dataDir/<cacheKey>/`. Returns one entry per spec, by name. `fill`
+   * writes a body other than the synthetic one (video-bodies.ts) to the path it is given and
+   * returns its SHA-256; the cache key must then name what shapes its bytes.
+   */
+  async prepareCached(cacheKey: string, specs: BodySpec[], fill?: BodyWriter): Promise<Map<string, StoredBody>> {
     const dir = path.join(this.dataDir, `${CACHE_FORMAT}-${cacheKey}`);
     await fsp.mkdir(dir, { recursive: true });
     const known = readManifest(path.join(dir, MANIFEST));
@@ -64,7 +72,7 @@ export class MediaStore {
         result.set(spec.name, { path: filePath, size: spec.size, sha256: entry.sha256 });
         continue;
       }
-      const sha256 = await this.writeBody(filePath, spec);
+      const sha256 = await this.writeBody(filePath, spec, fill);
       known[spec.name] = { size: spec.size, variant: spec.variant, sha256 };
       result.set(spec.name, { path: filePath, size: spec.size, sha256 });
       changed = true;
@@ -89,10 +97,15 @@ export class MediaStore {
   }
 
   /** Writes through a temp name and renames, so a concurrent reader (another instance sharing the cache) never sees half a file. */
-  private async writeBody(filePath: string, spec: BodySpec): Promise<string> {
+  private async writeBody(filePath: string, spec: BodySpec, fill?: BodyWriter): Promise<string> {
     const tmp = `${filePath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     const hash = createHash('sha256');
     try {
+      if (fill) {
+        const sha256 = await fill(tmp, spec);
+        fs.renameSync(tmp, filePath);
+        return sha256;
+      }
       if (spec.size <= IN_MEMORY_LIMIT) {
         const body = Buffer.concat([...this.chunks(spec)], spec.size);
         hash.update(body);

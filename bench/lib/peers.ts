@@ -137,8 +137,10 @@ export interface OursOptions {
   /** Measured with GNU time (default); off when the caller needs the real pid (to kill it). */
   measure?: boolean;
   onSpawn?: (pid: number) => void;
-  /** Extra environment, e.g. DATASET_SYNC_HASH_WORKERS. */
+  /** Extra environment, e.g. DATASET_SYNC_HASH_WORKERS: a run that turns a default off says so in its row's name. */
   env?: Record<string, string>;
+  /** A command our CLI runs under, e.g. strace's (bench/lib/strace.ts): `[...launcher, node, bin/dataset-sync.mjs, ...]`. */
+  launcher?: string[];
   /** Extra command-line arguments, e.g. --s3-endpoint for a bucket destination. */
   args?: string[];
   /**
@@ -159,7 +161,24 @@ function parsedLine(line: Buffer): boolean {
   return PARSED_PREFIXES.some((p) => line.length >= p.length && line.compare(p, 0, p.length, 0, p.length) === 0);
 }
 
-/** Our CLI exactly as users run it (`node bin/dataset-sync.mjs sync ... --json`). */
+/**
+ * The engine settings this bench's own environment holds (DATASET_SYNC_*, the API key aside).
+ * Our runs drop them: a knob left in the shell (DATASET_SYNC_MEDIA_CHECK=off from a test session,
+ * say) would otherwise turn a default off in every row without any row saying so. A run that
+ * wants one names it in OursOptions.env, and its row's name says so.
+ */
+export function inheritedEngineSettings(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.keys(env).filter((k) => k.startsWith('DATASET_SYNC_') && k !== 'DATASET_SYNC_API_KEY');
+}
+
+/** This process's environment without its engine settings, plus the run's own and the key. */
+function oursEnv(extra: Record<string, string> | undefined, apiKey: string): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of inheritedEngineSettings()) delete env[k];
+  return { ...env, ...extra, DATASET_SYNC_API_KEY: apiKey };
+}
+
+/** Our CLI exactly as users run it (`node bin/dataset-sync.mjs sync ... --json`), with the product's defaults unless `o.env` says otherwise. */
 export async function runOurs(svc: BenchService, dest: string, o: OursOptions = {}): Promise<OursRun> {
   let summary: SyncSummary | undefined;
   let progressEvents = 0;
@@ -195,8 +214,9 @@ export async function runOurs(svc: BenchService, dest: string, o: OursOptions = 
   const stopWatching = eventFile?.watch('"phase":"writing_manifest"', (at) => (endPhaseAt ??= at));
   let r: ProcResult;
   try {
-    r = await runProc(process.execPath, args, {
-      env: { ...process.env, ...o.env, DATASET_SYNC_API_KEY: svc.apiKey },
+    const [cmd = process.execPath, ...argv] = [...(o.launcher ?? []), process.execPath, ...args];
+    r = await runProc(cmd, argv, {
+      env: oursEnv(o.env, svc.apiKey),
       measure: o.measure ?? true,
       onSpawn: o.onSpawn,
       stdoutFd: eventFile?.fd,

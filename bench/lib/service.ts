@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { AdminClient, type StatsSnapshot } from '../../src-service/admin-client';
+import type { VideoBodiesInfo } from '../../src-service/index';
 import { fetchTrusting } from '../../src-service/tls/secure-server';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,6 +23,8 @@ export interface BenchService {
   collectionId: number;
   pid: number;
   admin: AdminClient;
+  /** What the bodies are when the spec asked for real videos (how they were made, the clip's share of each). */
+  videoBodies?: VideoBodiesInfo;
   files(): Promise<BenchFile[]>;
   stats(): Promise<StatsSnapshot>;
   resetStats(): Promise<void>;
@@ -41,6 +44,11 @@ export interface ServiceSpec {
   lazy?: boolean;
   /** HTTPS + HTTP/2 mode (src-service/tls); the admin client trusts `ca`. */
   tls?: { key: string; cert: string; ca: string };
+  /**
+   * Real videos of exactly `fileSize` bytes instead of synthetic bodies (src-service/video-bodies.ts):
+   * for the scenarios whose workload is videos, so the media check reads what users sync. Not with `lazy`.
+   */
+  videoBodies?: boolean;
 }
 
 export async function startBenchService(spec: ServiceSpec): Promise<BenchService> {
@@ -48,7 +56,7 @@ export async function startBenchService(spec: ServiceSpec): Promise<BenchService
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const info = await new Promise<{ deliveryBaseUrl: string; adminBaseUrl: string; adminToken: string; apiKey: string; collectionId: number }>((resolve, reject) => {
+  const info = await new Promise<{ deliveryBaseUrl: string; adminBaseUrl: string; adminToken: string; apiKey: string; collectionId: number; videoBodies?: VideoBodiesInfo }>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
     rl.once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`reference service exited early (code ${code})`)));
@@ -60,6 +68,7 @@ export async function startBenchService(spec: ServiceSpec): Promise<BenchService
     collectionId: info.collectionId,
     pid: child.pid!,
     admin,
+    ...(info.videoBodies ? { videoBodies: info.videoBodies } : {}),
     async files() {
       const state = await admin.state();
       const c = state.collections.find((x) => x.id === info.collectionId);
@@ -77,4 +86,20 @@ export async function startBenchService(spec: ServiceSpec): Promise<BenchService
       await exited;
     },
   };
+}
+
+/**
+ * What the bodies of a scenario's service are, for its text: real videos (and how they were
+ * made) or synthetic bytes. `peers`: whether other tools download them too.
+ */
+export function bodiesLine(svc: BenchService, peers = true): string {
+  const v = svc.videoBodies;
+  if (!v) return 'Bodies: synthetic bytes listed as videos (not decodable: the media check reads their first bytes and records them as unreadable).';
+  const m = v.media;
+  const made = v.source === 'ffmpeg' ? 'an H.264 MP4 made once by ffmpeg at about that size, moov at the end as cameras write it' : 'ffmpeg was missing, so the smallest clean demo MP4 (src-service/media), mostly padding';
+  return `Bodies: real videos of ${v.fileSize} bytes each (src-service/video-bodies.ts): ${made} (${m.codec} ${m.width}x${m.height}, ${m.fps} fps, ${m.duration} s; ${fmtPct(v.clipBytes / v.fileSize)} of each file), then a \`free\` box with the file's own stamp and the padding${peers ? '; the peers download the same bytes' : ''}.`;
+}
+
+function fmtPct(x: number): string {
+  return `${(x * 100).toFixed(1)} %`;
 }

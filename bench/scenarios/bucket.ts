@@ -4,12 +4,19 @@
 // `rclone copy --transfers 4` of it into the same bucket), in the same run and in rotating
 // order. Then a no-op into a bucket of about 10,000 objects: the service's request count (its
 // own stats), the store's requests (the summary's `storage` counters) and bytes moved.
+// The bulk and small-file collections are real videos of their file size (src-service/
+// video-bodies.ts) and ours keeps every default feature on, the media check included (into a
+// bucket it checks the verified bytes it staged on this machine); the no-op's collection is
+// 1 KiB synthetic bodies, which its untimed first sync records as unreadable and the no-op
+// itself does not read again.
 import { startCephRgw, type CephRgw } from '../../test/support/ceph-rgw';
 import { dropDest, freshDest, table, type BenchContext, type Section, type TargetCheck } from '../lib/context';
 import { runOurs, type OursRun } from '../lib/peers';
 import { runProc } from '../lib/proc';
-import { startBenchService, type BenchService } from '../lib/service';
+import { bodiesLine, startBenchService, type BenchService } from '../lib/service';
 import { fmt, MB, median, MiB } from '../lib/stats';
+import { bulkWorkload } from './transfer';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 
 const BUCKET = 'bench';
 
@@ -105,7 +112,7 @@ const HEADER = ['how', 'runs (s)', 'median (s)', 'MB/s', 'files/s', 'time vs fol
 
 async function collection(ctx: BenchContext, rgw: CephRgw, name: string, sets: number, fileSize: number): Promise<{ body: string[]; targets: TargetCheck[] }> {
   ctx.log(`Scenario 8 (${name}): ${sets} sets x 4 x ${fileSize >= MiB ? `${fileSize / MiB} MiB` : `${fileSize / 1024} KiB`}`);
-  const svc = await startBenchService({ sets, fileSize, dataDir: ctx.dataDir });
+  const svc = await startBenchService({ sets, fileSize, dataDir: ctx.dataDir, videoBodies: true });
   try {
     const files = (await svc.files()).length;
     const bytes = sets * 4 * fileSize;
@@ -113,7 +120,7 @@ async function collection(ctx: BenchContext, rgw: CephRgw, name: string, sets: n
     const bucket = median(runs.bucket);
     const verified = runs.bucketRuns.every((r) => r.summary?.filesDownloaded === files && r.summary.bytesHashed >= bytes);
     return {
-      body: [`**${name}**: ${files} files, ${fmt(bytes / MB, 0)} MB, ${ctx.reps} repetition(s), medians.`, '', ...table(HEADER, rows(runs, bytes, files)), ''],
+      body: [`**${name}**: ${files} files, ${fmt(bytes / MB, 0)} MB, ${ctx.reps} repetition(s), medians. ${bodiesLine(svc, false)}`, '', ...table(HEADER, rows(runs, bytes, files)), ''],
       targets: [
         { name: `S8 ${name}: into RGW vs into a folder`, measured: fmt(bucket / median(runs.folder)), target: name === 'bulk' ? '<= 1.3' : '(reported)', met: name !== 'bulk' || bucket <= 1.3 * median(runs.folder) },
         { name: `S8 ${name}: into RGW vs folder + rclone copy`, measured: fmt(bucket / median(runs.folderPlusRclone)), target: '<= 1.0', met: bucket <= median(runs.folderPlusRclone) },
@@ -150,7 +157,7 @@ async function noop(ctx: BenchContext, rgw: CephRgw): Promise<{ body: string[]; 
     const hashed = Math.max(...runs.map((r) => r.summary?.bytesHashed ?? NaN));
     return {
       body: [
-        `**no-op**: ${sets} sets already synced into \`${dest}\` (${objects.ok ? 'objects counted by rclone size' : 'rclone size failed'}); ${ctx.reps} no-op run(s).`,
+        `**no-op**: ${sets} sets already synced into \`${dest}\` (${objects.ok ? 'objects counted by rclone size' : 'rclone size failed'}); ${ctx.reps} no-op run(s). ${bodiesLine(svc, false)}`,
         '',
         ...table(
           ['figure', 'runs', 'max'],
@@ -166,7 +173,8 @@ async function noop(ctx: BenchContext, rgw: CephRgw): Promise<{ body: string[]; 
         '',
       ],
       targets: [
-        { name: 'S8 no-op into a bucket: service requests', measured: String(serviceRequests), target: '<= 2', met: serviceRequests <= 2 },
+        // Issue 21: at most 2, besides one per other set status the withdrawal check asks (sync/withdraw.ts), as in scenarios 3 and 9.
+        { name: 'S8 no-op into a bucket: service requests', measured: String(serviceRequests), target: `<= 2 + ${LEFT_ACCEPTED_STATUSES.length} (one per other set status)`, met: serviceRequests <= 2 + LEFT_ACCEPTED_STATUSES.length },
         { name: 'S8 no-op into a bucket: LIST requests', measured: String(lists), target: '<= 12', met: lists <= 12 },
         { name: 'S8 no-op into a bucket: bytes moved and hashed', measured: `${moved} / ${hashed}`, target: '0 / 0', met: moved === 0 && hashed === 0 },
       ],
@@ -183,13 +191,14 @@ export async function scenarioBucket(ctx: BenchContext): Promise<Section> {
     ctx.log(`  Ceph RGW at ${rgw.endpoint} (up in ${fmt(rgw.startMs / 1000, 1)} s)`);
     const made = await rclone(rgw, ['mkdir', `rgw:${BUCKET}`]);
     if (!made.ok) throw new Error(`could not make the bucket: ${made.note ?? ''}`);
-    const bulk = await collection(ctx, rgw, 'bulk', ctx.quick ? 4 : 16, (ctx.quick ? 8 : 32) * MiB);
+    const { sets: bulkSets, fileSize: bulkSize } = bulkWorkload(ctx.quick);
+    const bulk = await collection(ctx, rgw, 'bulk', bulkSets, bulkSize);
     const small = await collection(ctx, rgw, 'small files', ctx.quick ? 250 : 2500, 64 * 1024);
     const idle = await noop(ctx, rgw);
     return {
       title: 'Scenario 8: into object storage (Ceph RGW on loopback)',
       body: [
-        'The same collections as scenarios 1 and 2 synced into a single-node Ceph RGW (memstore OSD) on loopback with `--dest s3://…`, into a local folder, and into a folder followed by `rclone copy --transfers 4` of it into the same bucket (the two-step workaround). Every run writes under a fresh prefix, purged afterwards untimed. The gateway, the OSD, the service and the sync share the machine\'s cores.',
+        'The same collections as scenarios 1 and 2 (real videos) synced into a single-node Ceph RGW (memstore OSD) on loopback with `--dest s3://…`, into a local folder, and into a folder followed by `rclone copy --transfers 4` of it into the same bucket (the two-step workaround). Every run writes under a fresh prefix, purged afterwards untimed. The gateway, the OSD, the service and the sync share the machine\'s cores.',
         '',
         ...bulk.body,
         ...small.body,

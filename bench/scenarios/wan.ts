@@ -2,7 +2,9 @@
 // link (bench/lib/link.ts; model in bench/NOTES.md) at 20 ms / 1 Gbit/s and 80 ms / 200 Mbit/s.
 // Ours (default settings, concurrency 4), aria2c -j4 and 4 parallel curls go through the same
 // link in the same run, in rotating order. The service sits behind the link and names the
-// link's origin in its URLs, so every request of every tool crosses it. At 80 ms the workloads
+// link's origin in its URLs, so every request of every tool crosses it. Both workloads are real
+// videos of their file size (src-service/video-bodies.ts), and ours keeps every default feature
+// on, the media check included; the peers download the same bytes. At 80 ms the workloads
 // run again with the service in its HTTPS + HTTP/2 mode (ours and 4 curls --http2; aria2c has
 // no HTTP/2), and a no-op re-sync of the small files counts its requests and engine time.
 import { promises as fs } from 'node:fs';
@@ -12,8 +14,9 @@ import { closedLoopbackPort } from '../../test/support/closed-port';
 import { startLink, type Link, type LinkStats } from '../lib/link';
 import { table, type BenchContext, type Section, type TargetCheck } from '../lib/context';
 import { runAria2, runOurs, runRawCurl, type PeerRun } from '../lib/peers';
-import { startBenchService, type BenchFile, type BenchService } from '../lib/service';
+import { bodiesLine, startBenchService, type BenchFile, type BenchService } from '../lib/service';
 import { fmt, MB, median, MiB } from '../lib/stats';
+import { LEFT_ACCEPTED_STATUSES } from '../../src-main/sync/withdraw';
 import { compare } from './transfer';
 
 interface LinkCase {
@@ -61,6 +64,8 @@ interface CaseResult {
   connections: Record<string, number>;
   /** A no-op re-sync after a full one (small files at 80 ms over HTTP/1.1). */
   noop?: NoopResult;
+  /** What the service's bodies were (bench/lib/service.ts bodiesLine). */
+  bodies: string;
 }
 
 interface NoopResult {
@@ -128,7 +133,7 @@ export async function scenarioWan(ctx: BenchContext): Promise<Section> {
   const small80 = find('small files', 80);
   if (small80) {
     const ratio = oursOf(small80) / ariaOf(small80);
-    targets.push({ name: 'S7 small files at 80 ms, HTTP/1.1: ours vs aria2c -j4', measured: `${fmt(ratio)}x`, target: '<= 0.5x', met: ratio <= 0.5 });
+    targets.push({ name: 'S7 small files at 80 ms, HTTP/1.1: ours vs aria2c -j4', measured: `${fmt(ratio)}x`, target: '<= 0.3x', met: ratio <= 0.3 });
   }
   const small80h2 = find('small files', 80, 'HTTP/2');
   if (small80h2) {
@@ -150,7 +155,8 @@ export async function scenarioWan(ctx: BenchContext): Promise<Section> {
   if (noop && small80) {
     const requests = median(noop.requests);
     const rtts = median(noop.engineMs) / small80.link.rttMs;
-    targets.push({ name: 'S7 no-op re-sync at 80 ms: requests', measured: fmt(requests, 0), target: '<= 2', met: requests <= 2 });
+    // Issue 21: at most 2, besides one per other set status the withdrawal check asks (sync/withdraw.ts), as in scenarios 3 and 9.
+    targets.push({ name: 'S7 no-op re-sync at 80 ms: requests', measured: fmt(requests, 0), target: `<= 2 + ${LEFT_ACCEPTED_STATUSES.length} (one per other set status)`, met: requests <= 2 + LEFT_ACCEPTED_STATUSES.length });
     targets.push({ name: 'S7 no-op re-sync at 80 ms: engine time in RTTs', measured: fmt(rtts), target: '<= 2 RTT', met: rtts <= 2 });
     noopLines.push(
       '',
@@ -161,7 +167,9 @@ export async function scenarioWan(ctx: BenchContext): Promise<Section> {
   return {
     title: 'Scenario 7: WAN link (emulated; bench/lib/link.ts)',
     body: [
-      `${ctx.reps} repetition(s), medians; every tool through the same emulated link in the same run. Ours runs with its defaults (concurrency 4). HTTP/1.1 cases: plain http; HTTP/2 cases: the service in its HTTPS + HTTP/2 mode (ours and curl --http2 negotiate h2; aria2c, HTTP/1.1 only, is the figure of the HTTP/1.1 case beside it). Line-rate floor: bytes / rate, without handshakes or slow start.`,
+      `${ctx.reps} repetition(s), medians; every tool through the same emulated link in the same run. Ours runs with its defaults (concurrency 4, every default feature on, the media check included). HTTP/1.1 cases: plain http; HTTP/2 cases: the service in its HTTPS + HTTP/2 mode (ours and curl --http2 negotiate h2; aria2c, HTTP/1.1 only, is the figure of the HTTP/1.1 case beside it). Line-rate floor: bytes / rate, without handshakes or slow start.`,
+      '',
+      ...[...new Map(results.map((r) => [r.workload.name, `- ${r.workload.name}: ${r.bodies}`])).values()],
       '',
       ...table(['case', 'ours (s)', 'aria2c -j4 (s)', 'ours/aria2c', 'ours/4x curl', 'line-rate floor (s)', 'our requests by kind'], summary),
       '',
@@ -190,6 +198,7 @@ async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload
       port,
       publicOrigin: link.origin.replace(/^http:/, `${scheme}:`),
       ...(certs && h2 ? { tls: { key: certs.key, cert: certs.cert, ca: certs.caCert } } : {}),
+      videoBodies: true,
     });
     const service = svc;
     const files = await service.files();
@@ -239,6 +248,7 @@ async function runCase(ctx: BenchContext, linkCase: LinkCase, workload: Workload
       oursRequests: requests[medianRun] ?? {},
       connections: Object.fromEntries(Object.entries(connections).map(([n, c]) => [n, median(c)])),
       ...(noop ? { noop } : {}),
+      bodies: bodiesLine(service),
     };
   } finally {
     await svc?.stop();
