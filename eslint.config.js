@@ -52,6 +52,15 @@ export const LAYERS = [
       'split, renamed and rewritten behind it; a missing export is added to the face, not imported around it.',
   },
   {
+    name: 'store by intent',
+    files: ['src-main/sync/'],
+    exceptFiles: ['src-main/sync/state/'],
+    denyFolders: ['src-main/sync/state/set-store', 'src-main/sync/state/stage-results', 'src-main/sync/state/head-table'],
+    why:
+      'The engine writes its state through the EngineStore (src-main/sync/state/engine-store.ts), whose writes say what happened; ' +
+      'the tables behind it (set-store.ts put/remove, stage-results.ts, head-table.ts) are the store\'s own, so no caller edits a record and puts it back.',
+  },
+  {
     name: 'app',
     files: ['src-main/app/'],
     denyFolders: ['src-main/ipc/', 'src-main/cli/', 'src-renderer/', 'src-service/'],

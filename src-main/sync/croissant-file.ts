@@ -8,7 +8,7 @@
 import type { Destination, ObjectInfo } from './destination/destination';
 import { MANIFEST_COLUMNS } from './dataset';
 import { inDataset, PARTICIPANTS_COLUMNS } from './participants-file';
-import { filesBySlot, perSet, type LocalSet, type LocalSets } from './state/set-store';
+import { filesBySlot, perSet, type LocalSet, type LocalSets } from './state/records';
 import { TEXT_CHUNK_CHARS } from './text-chunk';
 
 export const CROISSANT_CONFORMS_TO = 'http://mlcommons.org/croissant/1.0';

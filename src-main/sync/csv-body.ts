@@ -4,7 +4,7 @@
 // without a stream step and a promise per row (the streamed version was most of the writers' time
 // at the end of a first sync, issue 21).
 import { datasetCsvText } from './dataset-csv';
-import type { LocalSet, LocalSets } from './state/set-store';
+import type { LocalSet, LocalSets } from './state/records';
 import { TEXT_CHUNK_CHARS } from './text-chunk';
 
 /**

@@ -6,11 +6,11 @@ import type { Destination } from './destination/destination';
 import { appendManifestAndSums, indexUnchanged, writeManifestAndSums } from './dataset';
 import { manifestAsWritten, updateResearchFiles, writeResearchFiles, type AppendedSets } from './research-files';
 import type { RunState } from './run-state';
-import type { IndexFingerprint } from './state';
-import { indexListsStore, storeMark } from './index-mark';
+import type { IndexFingerprint } from './state/head';
+import { indexListsStore } from './index-mark';
 import { paced } from './loop-turns';
 import { SharedPass } from './shared-pass';
-import type { LocalSet } from './state/set-store';
+import type { LocalSet } from './state/records';
 import type { DatasetFileWriter } from './stages/stage';
 import type { SyncSummary } from '../../src-shared/sync-events';
 
@@ -85,18 +85,18 @@ export async function writeDatasetIndex(dest: Destination, state: RunState, stag
 }
 
 function recordIndex(state: RunState, written: IndexFingerprint): void {
-  state.head.index = { ...written, changes: storeMark(state.store) };
-  state.touch();
+  state.store.recordIndex(written);
 }
 
 /** The rows of the sets this run put, appended when the index listed every other record (RunState.indexAtStart); null: write whole. */
 async function appendRows(dest: Destination, state: RunState): Promise<AppendedSets | null> {
   const base = state.indexAtStart;
   // A set that left in this run still has rows in the files: appending would keep them.
-  if (!base || state.changedSets.size === 0 || state.removedSets.size > 0) return null;
-  const ids = [...state.changedSets].sort((a, b) => a - b);
+  const { changedSets, removedSets } = state.store;
+  if (!base || changedSets.size === 0 || removedSets.size > 0) return null;
+  const ids = [...changedSets].sort((a, b) => a - b);
   // With what the stages found of their files, as the whole pass reads them (SetStore.all).
-  const sets = state.store.withResults(ids.map((id) => state.store.get(id)).filter((s) => s !== undefined));
+  const sets = state.store.readWithResults(ids);
   const appended = await appendManifestAndSums(dest, base, sets);
   return appended && { base, sets, manifestTail: appended.manifestTail, written: appended.fingerprint };
 }

@@ -8,7 +8,7 @@ import { openDestination as openSpec, stateHome as stateHomeOf } from './destina
 import { parseDestination as parseText } from './destination/parse-destination';
 import type { OpenOptions as BackendOpenOptions, ParseOptions } from './destination/registry';
 import type { FolderOwner } from './folder-binding';
-import { loadState, peekState } from './state';
+import { peekHead, readPublishedHead } from './state/published-head';
 import { readHistoryIn } from './state/history';
 import { verifyDataset, type VerifyStep } from './verify';
 
@@ -67,10 +67,16 @@ export async function verify(target: Destination | DestinationTarget, options: V
 /** The service and collection a destination's head records; nulls when none is recorded (never synced, or a head that cannot be read). */
 export type RecordedOwner = { [K in keyof FolderOwner]: FolderOwner[K] | null };
 
-/** Whom the dataset belongs to, read with the destination's readText (a repair syncs from there). */
+/** Whom the dataset belongs to (a repair syncs from there): the head in its state, or the copy the destination carries. */
 export async function readOwner(destination: Destination): Promise<RecordedOwner> {
-  const { state } = await loadState(destination).catch(() => ({ state: null }));
-  return { baseUrl: state?.baseUrl ?? null, collectionId: state?.collectionId ?? null };
+  const state = destination.sharedAcrossMachines ? null : peekHeadOf(destination);
+  const head = state ?? (await readPublishedHead(destination).catch(() => null))?.state ?? null;
+  return { baseUrl: head?.baseUrl ?? null, collectionId: head?.collectionId ?? null };
+}
+
+function peekHeadOf(destination: Destination) {
+  const peeked = peekHead(destination);
+  return peeked instanceof Promise ? null : peeked;
 }
 
 /**
@@ -78,7 +84,7 @@ export async function readOwner(destination: Destination): Promise<RecordedOwner
  * synchronously; null when no head is there. A guess: another sync may be writing it.
  */
 export function peekOwner(destination: Destination): RecordedOwner | null | Promise<RecordedOwner | null> {
-  const owner = (state: Awaited<ReturnType<typeof peekState>>) => state && { baseUrl: state.baseUrl, collectionId: state.collectionId };
-  const peeked = peekState(destination);
+  const owner = (state: Awaited<ReturnType<typeof peekHead>>) => state && { baseUrl: state.baseUrl, collectionId: state.collectionId };
+  const peeked = peekHead(destination);
   return peeked instanceof Promise ? peeked.then(owner) : owner(peeked);
 }

@@ -9,8 +9,8 @@ import { TEXT_CHUNK_CHARS } from './text-chunk';
 import { inRoleOrder } from './participants-file';
 import type { CollectionDetail, SetRecord } from '../../src-shared/delivery-api';
 import type { Destination, ObjectInfo } from './destination/destination';
-import { filesBySlot, type LocalSet, type LocalSets } from './state/set-store';
-import type { FileFingerprint, IndexFingerprint } from './state';
+import { filesBySlot, type LocalSet, type LocalSets } from './state/records';
+import type { FileFingerprint, IndexFingerprint } from './state/head';
 
 export const MANIFEST_COLUMNS = [
   'set_id',
@@ -212,12 +212,12 @@ async function* sumsBody(sets: LocalSets): AsyncGenerator<string> {
   if (sums) yield sums;
 }
 
-/** What state.json records of an object we wrote: its size and stamp. */
+/** What the head state records of an object we wrote: its size and stamp. */
 export function fingerprintOf(info: ObjectInfo): FileFingerprint {
   return { size: info.size, stamp: info.stamp };
 }
 
-/** manifest.csv as written whole: its fingerprint for state.json, and its bytes' size and SHA-256 (croissant.json names them) with the state that continues it (table-hash.ts). */
+/** manifest.csv as written whole: its fingerprint for the head state, and its bytes' size and SHA-256 (croissant.json names them) with the state that continues it (table-hash.ts). */
 export interface ManifestWritten {
   fingerprint: IndexFingerprint;
   manifest: { info: ObjectInfo; hash: TableHash };

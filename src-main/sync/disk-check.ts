@@ -6,7 +6,8 @@
 import type { Destination, ExpectedObject, PresenceProblem } from './destination/destination';
 import type { Clock } from './clock';
 import type { RunState } from './run-state';
-import { entryStamp, type FileEntry, type LocalSet } from './state/set-store';
+import { entryStamp, type FileEntry } from './state/records';
+import type { SetView } from './state/engine-store';
 
 export type FileProblem = 'missing on disk' | 'changed on disk';
 
@@ -33,7 +34,7 @@ function setIdOfKey(key: string): number {
 }
 
 /** What the engine expects of every file of `sets`. */
-function* expectedFiles(sets: Iterable<LocalSet>): Generator<ExpectedObject> {
+function* expectedFiles(sets: Iterable<SetView>): Generator<ExpectedObject> {
   for (const local of sets) {
     for (const [key, entry] of Object.entries(local.files)) yield { key, size: entry.sizeBytes, stamp: entryStamp(entry) };
   }
@@ -72,7 +73,7 @@ export async function checkRecordedFiles(dest: Destination, state: RunState, clo
   }
   for (const [id, list] of problems) {
     check.damaged.set(id, list.length <= 3 ? list.join('; ') : `${list.slice(0, 3).join('; ')} and ${list.length - 3} more`);
-    state.addPending(id);
+    state.store.addPending(id);
   }
   check.durationMs = clock.now() - started;
   return check;
@@ -108,11 +109,8 @@ export async function findUnhealedEntries(dest: Destination, state: RunState, se
 export function dropEntries(state: RunState, gone: ReadonlyMap<number, readonly string[]>): number[] {
   const lost: number[] = [];
   for (const [id, keys] of gone) {
-    const local = state.store.get(id);
-    if (!local) continue;
-    for (const key of keys) delete local.files[key];
-    local.complete = false;
-    state.putLocal(local);
+    if (!state.store.get(id)) continue;
+    state.store.dropFiles(id, keys, 'lost');
     lost.push(id);
   }
   return lost;

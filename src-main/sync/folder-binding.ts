@@ -3,7 +3,7 @@
 // service's sets for good. The state records both; a sync for another stops before it writes
 // or asks anything. A folder synced before the service was recorded takes the service of its
 // next sync.
-import type { EngineState } from './state';
+import type { EngineState } from './state/head';
 
 export interface FolderOwner {
   baseUrl: string;

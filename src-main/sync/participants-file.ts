@@ -9,7 +9,7 @@ import { datasetCsvText } from './dataset-csv';
 import { inOrder } from './in-order';
 import type { Destination, ObjectInfo } from './destination/destination';
 import type { RunState } from './run-state';
-import type { LocalSet, LocalSets, ParticipantEntry } from './state/set-store';
+import type { LocalSet, LocalSets, ParticipantEntry } from './state/records';
 
 export const PARTICIPANTS_COLUMNS = ['set_id', 'role', 'participant_ref', 'age', 'gender', 'ethnicity', 'skin_tone', 'quota_group', 'quota_value', 'consent'] as const;
 
@@ -47,14 +47,11 @@ export function participantEntries(set: SetRecord): ParticipantEntry[] {
 }
 
 /**
- * Keeps the set's participants with its record (called when a set is planned). The record is
- * written only when they changed, so an unchanged set leaves the store (and a no-op sync) alone.
+ * Keeps the set's participants with its record (called when a set is planned). The store writes
+ * the record only when they changed, so an unchanged set leaves it (and a no-op sync) alone.
  */
-export function recordParticipants(state: RunState, local: LocalSet, set: SetRecord): void {
-  const now = participantEntries(set);
-  if (local.participants && JSON.stringify(local.participants) === JSON.stringify(now)) return;
-  local.participants = now;
-  state.putLocal(local);
+export function recordParticipants(state: RunState, set: SetRecord): void {
+  state.store.setParticipants(set.id, participantEntries(set));
 }
 
 /** The sets listed in participants.csv: those with files in the dataset (manifest.csv lists them). */

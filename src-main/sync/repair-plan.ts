@@ -19,12 +19,9 @@ export function untrustFiles(state: RunState, files: readonly string[]): number[
     const id = setIdOf(rel);
     if (id === null) continue;
     ids.add(id);
-    const local = state.store.get(id);
-    if (!local) continue;
-    delete local.files[rel];
-    local.complete = false;
-    state.putLocal(local);
-    state.addPending(id);
+    if (!state.store.get(id)) continue;
+    state.store.dropFiles(id, [rel], 'lost');
+    state.store.addPending(id);
   }
   return [...ids].sort((a, b) => a - b);
 }

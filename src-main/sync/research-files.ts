@@ -9,8 +9,8 @@ import type { Destination, ObjectInfo } from './destination/destination';
 import { asWritten, fingerprintOf } from './dataset';
 import { appendParticipantsCsv, consentMissing, inDataset, writeParticipantsCsv } from './participants-file';
 import type { RunState } from './run-state';
-import type { IndexFingerprint, ResearchFingerprint } from './state';
-import type { LocalSet, LocalSets } from './state/set-store';
+import type { IndexFingerprint, ResearchFingerprint } from './state/head';
+import type { LocalSet, LocalSets } from './state/records';
 import { continuedHash, ResumableSha256, type TableHash } from './table-hash';
 
 /** Bumped when the bytes written for the same records change, so older files are rewritten once (2: the tables' FileObjects last). */
@@ -115,7 +115,7 @@ async function countConsentMissing(state: RunState, sets: LocalSets): Promise<nu
   let missing = 0;
   for await (const set of sets) {
     if (!inDataset(set)) continue;
-    if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
+    if (!set.participants && set.leftAccepted === undefined) state.store.addPending(set.id);
     if (consentMissing(set)) missing++;
   }
   return missing;
@@ -127,7 +127,7 @@ async function extendResearchFiles(dest: Destination, state: RunState, facts: Co
   let consentMissingSets = prev.consentMissingSets;
   for (const set of appended.sets) {
     if (!inDataset(set)) continue;
-    if (!set.participants && set.leftAccepted === undefined) state.addPending(set.id);
+    if (!set.participants && set.leftAccepted === undefined) state.store.addPending(set.id);
     if (consentMissing(set)) consentMissingSets++;
   }
   // The tables' hashes continue the states recorded with them over the appended bytes (table-hash.ts):
@@ -153,7 +153,7 @@ interface TableWritten {
 }
 
 function record(state: RunState, facts: CollectionFacts, manifest: TableWritten, participants: TableWritten, croissant: CroissantWritten, consentMissingSets: number): void {
-  state.head.research = {
+  state.store.recordResearch({
     format: RESEARCH_FORMAT,
     manifest: fingerprintOf(manifest.info),
     manifestHash: manifest.hash.state,
@@ -163,6 +163,5 @@ function record(state: RunState, facts: CollectionFacts, manifest: TableWritten,
     croissantClosing: croissant.closingBytes,
     collection: JSON.stringify(facts),
     consentMissingSets,
-  };
-  state.touch();
+  });
 }

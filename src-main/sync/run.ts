@@ -30,13 +30,11 @@ import type { RunContext } from './run-context';
 import { RunState } from './run-state';
 import { untrustFiles } from './repair-plan';
 import { failSet, reportNotServed, syncSet } from './set-plan';
-import { loadState, peekState, recordsMatchHead } from './state';
+import { peekHead, peekRecordsMatch } from './state/published-head';
 import { appendHistory } from './state/history';
-import { SetStore } from './state/set-store';
 import type { StagePipeline } from './stages/pipeline';
 import { createStages } from './stages/registry';
 import { InFlight } from './in-flight';
-import { migrateLegacyState } from './state-migration';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor, createSyncPools, poolsIdle, type SyncPools } from './sync-pools';
 import type { PauseGate } from './task-pool';
@@ -195,7 +193,7 @@ export class SyncRun {
       // The destination's state as it is now, without the lock or creating anything (a folder
       // that does not exist yet has no owner). One that belongs elsewhere stops here: nothing is
       // written or asked. The run checks again once it holds the lock.
-      const peek = peekState(dest);
+      const peek = peekHead(dest);
       const peeked = peek instanceof Promise ? await peek : peek;
       const conflict = peeked ? bindingConflict(dest.label, peeked, owner) : null;
       if (conflict) {
@@ -214,7 +212,7 @@ export class SyncRun {
       // The listing's first round trips overlap the folder's opening (lock, state) and the local
       // checks below: page 1 names the watermark read ahead of the lock (checked once it is held).
       const collection = this.fetchCollection(this.client, v);
-      const peekedSince = full || (peeked && !recordsMatchHead(dest, peeked)) || changesSubset(peeked, this.options) ? undefined : updatedSinceFor(peeked?.watermark ?? null);
+      const peekedSince = full || (peeked && !peekRecordsMatch(dest, peeked)) || changesSubset(peeked, this.options) ? undefined : updatedSinceFor(peeked?.watermark ?? null);
       const early = this.options.repair ? undefined : this.openListing(this.client, v, peekedSince, collection);
       const taken = await this.openFolder(dest, owner);
       if (!taken) {
@@ -235,7 +233,7 @@ export class SyncRun {
       this.repairSets = this.options.repair ? untrustFiles(state, this.options.repair.files) : undefined;
       // A bucket synced from another machine (or never from this one): its watermark says nothing
       // of the records here, so every accepted set is walked once (files in the bucket are adopted).
-      const matches = recordsMatchHead(dest, state.head);
+      const matches = state.recordsMatch;
       if (!matches && !full) this.emit({ type: 'warning', message: `${dest.label} was last synced from another machine (or never from this one): every accepted set is listed once; files already there are adopted by their sha256, not downloaded again.` });
       const since = full || !matches || subsetChanged ? undefined : updatedSinceFor(state.head.watermark);
       // Another sync moved the watermark between the peek and the lock: page 1 is asked again.
@@ -298,9 +296,7 @@ export class SyncRun {
     try {
       for (const warning of await dest.prepare()) this.emit({ type: 'warning', message: warning });
       lock = await dest.lock();
-      const loaded = await loadState(dest);
-      state = new RunState(dest, loaded.state, SetStore.open(dest.stateDir), this.deps.clock);
-      if (loaded.legacy) migrateLegacyState(loaded.legacy, state);
+      state = await RunState.open(dest, this.deps.clock);
     } catch (e) {
       const err = localFsError(e, `use the dataset folder ${dest.label}`);
       this.fatal = fatalAnywhere(err) ?? { kind: 'local_fs', message: err.message };
@@ -320,11 +316,9 @@ export class SyncRun {
     if (head.collectionId === null && !state.heldSetsAtStart) {
       // A new folder: bound once the service has answered for the collection (bindFolder).
       this.ownerToBind = owner;
-    } else if (head.collectionId !== owner.collectionId || head.baseUrl !== owner.baseUrl) {
-      // Synced before the service was recorded: it is bound from now on.
-      head.collectionId = owner.collectionId;
-      head.baseUrl = owner.baseUrl;
-      state.touch();
+    } else {
+      // Synced before the service was recorded: it is bound from now on (a no-op when it is).
+      state.store.bind(owner);
     }
     return { lock, state };
   }
@@ -334,9 +328,7 @@ export class SyncRun {
     const owner = this.ownerToBind;
     if (!owner) return;
     this.ownerToBind = undefined;
-    state.head.collectionId = owner.collectionId;
-    state.head.baseUrl = owner.baseUrl;
-    state.touch();
+    state.store.bind(owner);
   }
 
   /** The collection's detail (it names the accepted-set count progress needs from its first event). */
@@ -403,7 +395,7 @@ export class SyncRun {
       return false;
     }
     // Remembered from now on; a changed subset clears the watermark, so a walk cut short starts from the beginning next time too.
-    if (adoptSubset(ctx.state.head, this.options).changed) ctx.state.touch();
+    adoptSubset(ctx.state.store, this.options);
     const consentsWarnings = await consentsReady.catch((e) => {
       throw localFsError(e, `create the consents folder ${ctx.consents.label}`);
     });
@@ -537,7 +529,7 @@ export class SyncRun {
     if (this.seen.has(record.id)) return;
     this.seen.add(record.id);
     ctx.accounting.sets++;
-    ctx.state.addPending(record.id);
+    ctx.state.store.addPending(record.id);
     failSet(ctx, record.id, `set ${record.id}: ${reason}`, 'bad_listing');
   }
 
@@ -549,7 +541,7 @@ export class SyncRun {
     } catch (e) {
       if (ctx.endsSync(e)) return;
       if (isApiError(e) && e.kind === 'not_found') {
-        ctx.state.dropPending(id);
+        ctx.state.store.dropPending(id);
         reportNotServed(ctx, id, 'the set is no longer part of the collection (404)');
         return;
       }
@@ -607,10 +599,7 @@ export class SyncRun {
       try {
         if (walkCompleted && !this.fatal && this.maxUpdatedAt !== null) {
           const watermark = laterTimestamp(head.watermark, this.maxUpdatedAt);
-          if (watermark !== head.watermark) {
-            head.watermark = watermark;
-            state.touch();
-          }
+          if (watermark !== null) state.store.setWatermark(watermark);
         }
         // A set with no file to fetch ends with its set.json, which may still be on its way.
         await this.inFlight.settled();
@@ -643,7 +632,7 @@ export class SyncRun {
           await unhealed?.catch(() => undefined);
         }
         const lost = dropEntries(state, (await unhealed) ?? new Map());
-        for (const id of lost) if (this.seen.has(id)) state.addPending(id);
+        for (const id of lost) if (this.seen.has(id)) state.store.addPending(id);
         if (lost.length > 0) stageSummary = await writeDatasetIndex(dest, state, stageFiles, true);
         Object.assign(s, stageSummary);
         if (state.head.research) s.consentMissingSets = state.head.research.consentMissingSets;

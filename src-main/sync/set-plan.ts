@@ -18,7 +18,8 @@ import type { RunContext } from './run-context';
 import { EscapeError } from './destination/destination';
 import type { StageTaps } from './stages/pipeline';
 import type { StageFile } from './stages/stage';
-import { emptyLocalSet, stampFields, type FileEntry, type LocalSet } from './state/set-store';
+import { emptyLocalSet, stampFields, type FileEntry } from './state/records';
+import type { ListingFields, SetView } from './state/engine-store';
 import { COMMITTING_BYTES_MAX, transferCost, type SyncPools } from './sync-pools';
 import { FileFailedError, FolderEscapeError, transferFile, type TransferJob } from './transfer';
 import { fileInSubset, setInSubset } from './subset';
@@ -26,8 +27,8 @@ import { withdrawFile, withdrawSet } from './withdraw';
 
 interface SetProgress {
   set: SetRecord;
-  /** The set's record, updated as its files verify; written to the store on every change. */
-  local: LocalSet;
+  /** The set's record as the plan found it (read-only: what happens to it goes to the store as intents). */
+  local: SetView;
   outstanding: number;
   /** Why steps of the set failed, in order; the first one's code is the set's. */
   failures: Array<{ reason: string; code: FailureCode }>;
@@ -37,23 +38,7 @@ interface SetProgress {
   folderMade?: boolean;
 }
 
-type EntryMeta = Omit<FileEntry, 'mtimeMs' | 'stamp' | 'downloadedAt'>;
-
-/** Fields of a file entry that come from the server and are listed in manifest.csv. */
-function sameMeta(a: FileEntry, b: EntryMeta): boolean {
-  return (
-    a.setId === b.setId &&
-    a.fileId === b.fileId &&
-    a.slotIndex === b.slotIndex &&
-    a.slotKey === b.slotKey &&
-    a.sizeBytes === b.sizeBytes &&
-    a.sha256 === b.sha256 &&
-    a.participantRefs === b.participantRefs &&
-    a.isGold === b.isGold &&
-    a.acceptedAt === b.acceptedAt &&
-    a.updatedAt === b.updatedAt
-  );
-}
+type EntryMeta = ListingFields;
 
 function entryMeta(set: SetRecord, file: FileRecord, refs: string): EntryMeta {
   return {
@@ -123,7 +108,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   const state = ctx.state;
   if (set.status !== 'accepted') {
     // A set that left accepted leaves the dataset: moved to DEST.withdrawn/<id>/ (withdraw.ts).
-    state.dropPending(set.id);
+    state.store.dropPending(set.id);
     const moved = await withdrawSet(ctx, set.id, set, `the set is now "${set.status}": moved to ${ctx.withdrawn.label}`).catch((e) => {
       throw localFsError(e, `move set ${set.id} to ${ctx.withdrawn.label}`);
     });
@@ -132,14 +117,14 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   }
   ctx.accounting.sets++;
   if (set.is_gold && ctx.excludeGold) {
-    state.dropPending(set.id);
+    state.store.dropPending(set.id);
     ctx.accounting.setsSkipped++;
     ctx.emit({ type: 'set', setId: set.id, state: 'skipped_gold', files: set.files.length, isGold: true });
     return { accepted: true };
   }
   if (!setInSubset(set, ctx.subset)) {
     // Outside the chosen quota groups: never downloaded; what the dataset held of it moves out.
-    state.dropPending(set.id);
+    state.store.dropPending(set.id);
     ctx.accounting.setsSkipped++;
     const moved = await withdrawSet(ctx, set.id, set, `no participant in the chosen quota groups: moved to ${ctx.withdrawn.label}`).catch((e) => {
       throw localFsError(e, `move set ${set.id} to ${ctx.withdrawn.label}`);
@@ -150,7 +135,7 @@ export async function syncSet(ctx: RunContext, set: SetRecord, pools: SyncPools)
   const collision = findCollisions(set);
   if (collision !== null) {
     // Nothing of the set is written or downloaded; its verified files stay as they are.
-    state.addPending(set.id);
+    state.store.addPending(set.id);
     failSet(ctx, set.id, collision, 'bad_listing');
     return { accepted: true };
   }
@@ -202,7 +187,7 @@ function startSetJson(ctx: RunContext, sp: SetProgress): Promise<boolean> {
 async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
   const sp: SetProgress = { set, local: ctx.state.store.get(set.id) ?? emptyLocalSet(set.id), outstanding: 1, failures: [], queuedBytes: 0 };
   const folderReady = startSetJson(ctx, sp);
-  recordParticipants(ctx.state, sp.local, set); // participants.csv is written from the records
+  recordParticipants(ctx.state, set); // participants.csv is written from the records
   const refs = participantRefs(set);
   const names = new Set<string>();
   const acc = ctx.accounting;
@@ -221,7 +206,7 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       if (!fileInSubset(file, ctx.subset)) {
         // A slot outside the chosen ones: never downloaded; a copy the dataset held moves out.
         if (entry) {
-          await withdrawFile(ctx, sp.local, rel).catch((e) => {
+          await withdrawFile(ctx, set.id, rel).catch((e) => {
             throw localFsError(e, `move ${rel} to ${ctx.withdrawn.label}`);
           });
         }
@@ -230,11 +215,8 @@ async function planFiles(ctx: RunContext, set: SetRecord, pools: SyncPools): Pro
       const sameFile = entry !== undefined && entry.sha256 === file.sha256 && entry.sizeBytes === file.size_bytes;
       const onDisk = sameFile ? await filePresence(ctx.dest, rel, entry) : null;
       if (sameFile && onDisk === null) {
-        const meta = entryMeta(set, file, refs);
-        if (!sameMeta(entry, meta)) {
-          Object.assign(entry, meta);
-          ctx.state.putLocal(sp.local);
-        }
+        // Same bytes; the listing around them may have changed (the store writes only a change).
+        ctx.state.store.updateListing(set.id, rel, entryMeta(set, file, refs));
         acc.filesUpToDate++;
         ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'up_to_date' });
         ctx.stages.verified(stageFileOf(set.id, rel, file), 'up_to_date', undefined);
@@ -406,8 +388,7 @@ async function downloadTask(
       ({ stamp, taps } = await transferFile(download, ctx));
       acc.filesDownloaded++;
     }
-    sp.local.files[rel] = downloadedEntry(set, file, refs, stamp, isoTime(ctx.clock.now()));
-    ctx.state.putLocal(sp.local);
+    ctx.state.store.recordVerified(set.id, rel, downloadedEntry(set, file, refs, stamp, isoTime(ctx.clock.now())));
     acc.filesDone++;
     ctx.emit({ type: 'file', setId: set.id, fileId: file.id, path: rel, sizeBytes: file.size_bytes, state: 'verified', bytesDone: file.size_bytes });
     ctx.stages.verified(download?.stageFile ?? stageFileOf(set.id, rel, file), adopted !== null ? 'adopted' : 'downloaded', taps);
@@ -452,19 +433,19 @@ function stepDone(ctx: RunContext, sp: SetProgress): void {
   const set = sp.set;
   const state = ctx.state;
   if (ctx.signal.aborted && sp.failures.length === 0) {
-    state.addPending(set.id); // unfinished: the next sync picks it up whatever the watermark
+    state.store.addPending(set.id); // unfinished: the next sync picks it up whatever the watermark
     return;
   }
   ctx.accounting.bytesOfEndedSets += sp.queuedBytes;
   if (sp.failures.length === 0) {
     removeReplacedFiles(ctx, sp);
-    setSetEntry(ctx, sp, true);
-    state.dropPending(set.id);
+    state.store.setOutcome(set.id, { updatedAt: set.updated_at, isGold: set.is_gold, complete: true });
+    state.store.dropPending(set.id);
     ctx.accounting.setsComplete++;
     ctx.emit({ type: 'set', setId: set.id, state: 'complete', files: set.files.length, isGold: set.is_gold });
   } else {
-    setSetEntry(ctx, sp, false);
-    state.addPending(set.id);
+    state.store.setOutcome(set.id, { updatedAt: set.updated_at, isGold: set.is_gold, complete: false });
+    state.store.addPending(set.id);
     ctx.accounting.setsFailed++;
     const reason = sp.failures
       .slice(0, 3)
@@ -474,14 +455,6 @@ function stepDone(ctx: RunContext, sp: SetProgress): void {
   }
 }
 
-function setSetEntry(ctx: RunContext, sp: SetProgress, complete: boolean): void {
-  const { set, local } = sp;
-  if (local.updatedAt === set.updated_at && local.isGold === set.is_gold && local.complete === complete && local.leftAccepted === undefined) return;
-  Object.assign(local, { updatedAt: set.updated_at, isGold: set.is_gold, complete });
-  delete local.leftAccepted;
-  ctx.state.putLocal(local);
-}
-
 /** An edit that renamed a slot's file (e.g. a new extension) replaces the old file of that slot. */
 function removeReplacedFiles(ctx: RunContext, sp: SetProgress): void {
   const { set, local } = sp;
@@ -489,8 +462,7 @@ function removeReplacedFiles(ctx: RunContext, sp: SetProgress): void {
   for (const [rel, entry] of Object.entries(local.files)) {
     const now = current.get(entry.slotIndex);
     if (now !== undefined && now !== rel) {
-      delete local.files[rel];
-      ctx.state.putLocal(local);
+      ctx.state.store.dropFiles(set.id, [rel], 'replaced');
       void ctx.inFlight.track(ctx.dest.remove(rel).catch(() => undefined));
     }
   }

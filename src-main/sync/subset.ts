@@ -12,7 +12,7 @@ export interface Subset {
 
 export const WHOLE: Subset = { slots: null, groups: null };
 
-/** As remembered in state.json (anything malformed counts as absent: the whole collection). */
+/** As remembered in the head state (anything malformed counts as absent: the whole collection). */
 export function parseSubset(v: unknown): Subset | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const list = (x: unknown): string[] | null => (Array.isArray(x) && x.every((s) => typeof s === 'string') ? [...(x as string[])].sort() : null);
@@ -75,19 +75,15 @@ export function unknownNames(subset: Subset, collection: CollectionDetail): stri
 
 /**
  * Takes this sync's subset into the head state (the lock is held). A changed subset clears the
- * watermark: a widened one must list the sets walked before (their files now wanted), a
- * narrowed one must find the local sets and files now out; and should this walk not complete,
- * the next sync walks from the start again. Returns the subset.
+ * watermark (EngineStore.setSubset): a widened one must list the sets walked before (their files
+ * now wanted), a narrowed one must find the local sets and files now out; and should this walk
+ * not complete, the next sync walks from the start again. Returns the subset.
  */
-export function adoptSubset(head: { subset?: Subset; watermark: string | null }, given: { slots?: string[] | null; groups?: string[] | null }): { subset: Subset; changed: boolean } {
-  const before = head.subset ?? WHOLE;
-  const subset = resolveSubset(head.subset, given);
+export function adoptSubset(store: { readonly head: { subset?: Subset }; setSubset(subset: Subset | undefined): void }, given: { slots?: string[] | null; groups?: string[] | null }): { subset: Subset; changed: boolean } {
+  const before = store.head.subset ?? WHOLE;
+  const subset = resolveSubset(store.head.subset, given);
   const changed = !sameSubset(before, subset);
-  if (changed) {
-    if (isWhole(subset)) delete head.subset;
-    else head.subset = subset;
-    head.watermark = null;
-  }
+  if (changed) store.setSubset(isWhole(subset) ? undefined : subset);
   return { subset, changed };
 }
 

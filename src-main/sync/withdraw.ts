@@ -7,10 +7,9 @@ import type { DeliveryClient } from '../api/delivery-client';
 import type { SetRecord } from '../../src-shared/delivery-api';
 import { readSetJson } from './dataset';
 import type { Destination, DestinationLock } from './destination/destination';
-import { STATE_KEY } from './state';
+import { peekHead } from './state/published-head';
 import { withRetry, type RetryPolicy } from './retry';
 import type { RunContext } from './run-context';
-import type { LocalSet } from './state/set-store';
 import { PER_PAGE } from './walk';
 
 /**
@@ -87,8 +86,8 @@ export async function withdrawSet(ctx: RunContext, id: number, record: SetRecord
   for (const cid of consentIds) {
     if (await consents.move(`${cid}.json`, withdrawn, `${id}/consents/${cid}.json`)) moved++;
   }
-  state.dropPending(id);
-  if (local) state.forget(id);
+  state.store.dropPending(id);
+  if (local) state.store.forget(id);
   if (moved === 0 && !local) return false;
   ctx.accounting.withdrawnSets++;
   ctx.emit({ type: 'set', setId: id, state: 'withdrawn', files: local ? Object.keys(local.files).length : 0, isGold: local?.isGold ?? false, reason });
@@ -96,10 +95,9 @@ export async function withdrawSet(ctx: RunContext, id: number, record: SetRecord
 }
 
 /** A file of a set that stays, outside the chosen slots: it moves to the quarantine and leaves the state. */
-export async function withdrawFile(ctx: RunContext, local: LocalSet, rel: string): Promise<void> {
-  await ctx.dest.move(rel, ctx.withdrawn, `${local.id}/${rel.slice(`sets/${local.id}/`.length)}`);
-  delete local.files[rel];
-  ctx.state.putLocal(local);
+export async function withdrawFile(ctx: RunContext, setId: number, rel: string): Promise<void> {
+  await ctx.dest.move(rel, ctx.withdrawn, `${setId}/${rel.slice(`sets/${setId}/`.length)}`);
+  ctx.state.store.dropFiles(setId, [rel], 'left_out');
 }
 
 /** What purge-withdrawn deletes: per set folder, its objects and bytes. */
@@ -135,7 +133,7 @@ export async function listWithdrawn(withdrawn: Destination): Promise<WithdrawnSu
 export async function purgeWithdrawn(dataset: Destination, withdrawn: Destination, onFound?: (found: WithdrawnSummary) => void): Promise<WithdrawnSummary> {
   let lock: DestinationLock | undefined;
   try {
-    if ((await dataset.readText(STATE_KEY)) !== null) {
+    if ((await peekHead(dataset)) !== null) {
       await dataset.prepare();
       lock = await dataset.lock();
     }

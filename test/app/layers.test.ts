@@ -41,6 +41,9 @@ const REFUSED: Array<[string, string, RegExp]> = [
   ['src-main/engine-worker.ts', "import { runRepair } from './sync/repair';", /engine face: src-main\/engine-worker\.ts .* \(src-main\/sync\/repair\)/],
   ['src-main/ipc/x.ts', "export { verifyFolder } from '../sync/verify';", /engine face: /],
   ['src-main/index.ts', "const { stateDir } = await import('./sync/layout');", /engine face: src-main\/index\.ts /],
+  ['src-main/sync/x.ts', "import { SetStore } from './state/set-store';", /store by intent: .* may not import from src-main\/sync\/state\/set-store/],
+  ['src-main/sync/media/x.ts', "import { writeHeadRow } from '../state/head-table';", /store by intent: .* may not import from src-main\/sync\/state\/head-table/],
+  ['src-main/sync/x.ts', "import { StageResults } from './state/stage-results';", /store by intent: .* may not import from src-main\/sync\/state\/stage-results/],
   ['src-main/app/x.ts', "import { IpcFailure } from '../ipc/ipc-failure';", /app: .* may not import from src-main\/ipc\//],
   ['src-main/app/x.ts', "export { createHandlers } from '../ipc/handlers';", /app: /],
   ['src-main/app/x.ts', "import { shell } from 'electron';", /app: .* may not import electron/],
@@ -52,6 +55,8 @@ const REFUSED: Array<[string, string, RegExp]> = [
 
 const ALLOWED: Array<[string, string]> = [
   ['src-renderer/x.tsx', "import type { IpcResult } from '../src-shared/ipc-contract';\nimport { create } from 'zustand';\nimport { useState } from 'react';"],
+  ['src-main/sync/x.ts', "import type { EngineStore } from './state/engine-store';\nimport type { LocalSet } from './state/records';"],
+  ['src-main/sync/state/x.ts', "import { SetStore } from './set-store';"],
   ['src-shared/x.ts', "import { z } from 'zod';\nimport { integer } from './schema-kit';"],
   ['src-main/sync/x.ts', "import { createDeliveryClient } from '../api/delivery-client';\nimport path from 'node:path';"],
   ['src-main/sync/destination/local/x.ts', "import { lstatSync } from 'node:fs';\nimport { readFile } from 'node:fs/promises';"],

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { DestinationError, type Destination } from '../../src-main/sync/destination/destination';
 import { CAPABILITIES, type Capability } from '../../src-main/sync/destination/registry';
-import { recordsMatchHead, saveState, emptyState, STATE_KEY } from '../../src-main/sync/state';
+import { RunState } from '../../src-main/sync/run-state';
+import { systemClock } from '../../src-main/sync/clock';
+import { peekRecordsMatch, STATE_KEY } from '../../src-main/sync/state/published-head';
 import { bodyOf, collect, expectation, readAll, sha256, writeIn } from './contract-helpers';
 
 /** Whether `dest` offers the capability (the member is there, or the capability flag says so). */
@@ -167,12 +169,20 @@ export function capabilityContract(name: string, declared: readonly Capability[]
 
   where('sharedAcrossMachines', "each head saved carries a new generation; this machine's records match only the head it saved last", async () => {
     const { dest } = subject();
-    const state = { ...emptyState(), watermark: '2030-01-01T00:00:00Z' };
-    await saveState(dest, state);
-    const saved = JSON.parse((await dest.readText(STATE_KEY))!) as { generation?: string };
+    const watermark = '2030-01-01T00:00:00Z';
+    const state = await RunState.open(dest, systemClock);
+    try {
+      state.store.setWatermark(watermark);
+      await state.saveIfChanged();
+    } finally {
+      state.store.close();
+    }
+    // The head is published in the destination with the generation this machine committed.
+    const saved = JSON.parse((await dest.readText(STATE_KEY))!) as { generation?: string; watermark: string };
+    expect(saved.watermark).toBe(watermark);
     expect(saved.generation).toMatch(/^[0-9a-f-]{36}$/);
-    expect(recordsMatchHead(dest, { watermark: state.watermark, generation: saved.generation })).toBe(true);
+    expect(peekRecordsMatch(dest, { watermark, generation: saved.generation })).toBe(true);
     // Another machine saved the head since: its generation is not the one this machine wrote.
-    expect(recordsMatchHead(dest, { watermark: state.watermark, generation: 'written-elsewhere' })).toBe(false);
+    expect(peekRecordsMatch(dest, { watermark, generation: 'written-elsewhere' })).toBe(false);
   });
 }

@@ -4,6 +4,7 @@
 // rewrite from every record writes. A no-op says media.csv's counts as the state recorded them
 // with the file, without reading it again; an append continues the tables' hashes without reading
 // the tables.
+import { editHead, readHead } from '../support/head';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -32,7 +33,7 @@ describe('appended research files', () => {
   const ds = useSyncedDataset(env, 'dsync-research-append-');
   const read = (name: string) => fs.readFile(path.join(ds.dest, name), 'utf8');
   const readAll = async () => Object.fromEntries(await Promise.all(FILES.map(async (f) => [f, await read(f)] as const)));
-  const research = async () => (JSON.parse(await read('.dataset-sync/state.json')) as { research: { croissantClosing: number } }).research;
+  const research = async () => readHead(ds.dest).research as { croissantClosing: number };
 
   it('extends them by the new sets, and they equal a full rewrite', async () => {
     const { svc, collectionId } = env;
@@ -93,12 +94,12 @@ describe('appended research files', () => {
     await fs.copyFile(orig, file);
     execFileSync('touch', ['-r', orig, file]);
 
-    // Counts in the state that are not whole numbers (a lying or hand-edited state.json) are not said: the file is counted.
-    const statePath = path.join(ds.dest, '.dataset-sync/state.json');
-    const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { media: { problems: number; unprobed: number } };
-    state.media.problems = 2.5;
-    state.media.unprobed = 0.5;
-    await fs.writeFile(statePath, JSON.stringify(state));
+    // Counts in the state that are not whole numbers (a lying or hand-edited state) are not said: the file is counted.
+    editHead(ds.dest, (head) => {
+      const media = head.stageFiles!.media as { problems: number; unprobed: number };
+      media.problems = 2.5;
+      media.unprobed = 0.5;
+    });
     const counted = await sync(env.svc, ds.dest);
     expect(counted.summary.exitCode).toBe(0);
     expect([counted.summary.mediaProblems, counted.summary.mediaUnprobed]).toEqual([mediaProblems, mediaUnprobed]);
@@ -112,7 +113,7 @@ describe('appended research files', () => {
     return TABLES.map((t) => croissant.distribution.find((fo) => fo.contentUrl === t)?.sha256);
   };
   const hashesOfFiles = () => Promise.all(TABLES.map(async (t) => createHash('sha256').update(await fs.readFile(path.join(ds.dest, t))).digest('hex')));
-  /** What the states recorded in state.json digest to (undefined: none, or one that does not load). */
+  /** What the states recorded in the head digest to (undefined: none, or one that does not load). */
   const recordedHashes = async () => {
     const recorded = (await research()) as { manifestHash?: string; participantsHash?: string };
     return Promise.all([recorded.manifestHash, recorded.participantsHash].map(async (s) => (s === undefined ? undefined : (await ResumableSha256.resume(s))?.finish().sha256)));
@@ -142,11 +143,11 @@ describe('appended research files', () => {
   });
 
   it('hashes a table whole when the state recorded with it does not load', async () => {
-    const statePath = path.join(ds.dest, '.dataset-sync/state.json');
-    const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { research: Record<string, unknown> };
-    state.research.manifestHash = Buffer.from('not a hash state').toString('base64'); // refused by hash-wasm's load
-    state.research.participantsHash = 5; // not a string: dropped where the state is read
-    await fs.writeFile(statePath, JSON.stringify(state));
+    editHead(ds.dest, (head) => {
+      const research = head.research as unknown as Record<string, unknown>;
+      research.manifestHash = Buffer.from('not a hash state').toString('base64'); // refused by hash-wasm's load
+      research.participantsHash = 5; // not a string: dropped where the state is read
+    });
     expect((await appendReadingTables(1)).sort()).toEqual([...TABLES]);
     expect(await tableHashes()).toEqual(await hashesOfFiles());
     // The states recorded after it continue the tables as they are now.

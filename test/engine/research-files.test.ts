@@ -1,6 +1,7 @@
 // participants.csv, croissant.json and the summary's consentMissingSets, against the reference
 // service's demo collection (24 accepted sets, every fifth with a participant B without a consent),
 // read back by Python's csv and json modules as a researcher's notebook would.
+import { editHead } from '../support/head';
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -128,10 +129,10 @@ describe('participants.csv, croissant.json and consentMissingSets', () => {
       const legacyId = db.prepare('SELECT MIN(id) FROM sets').pluck().get() as number; // the oldest set: outside the walk's overlap window
       db.prepare('UPDATE sets SET participants = NULL WHERE id = ?').run(legacyId);
       db.close();
-      const state = JSON.parse(await fs.readFile(path.join(dest, '.dataset-sync', 'state.json'), 'utf8')) as Record<string, unknown>;
-      delete state.research;
-      delete state.index;
-      await fs.writeFile(path.join(dest, '.dataset-sync', 'state.json'), JSON.stringify(state));
+      editHead(dest, (head) => {
+        delete head.research;
+        delete head.index;
+      });
 
       const noted = await sync(env.svc, dest);
       expect(noted.summary.exitCode).toBe(0);

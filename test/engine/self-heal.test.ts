@@ -2,6 +2,7 @@
 // (docs/contracts.md §4; issue 12). Before: deleting, truncating or appending to a verified file and
 // running a plain sync said "all up to date"; a second service whose collection had the same id
 // reused the first one's watermark and synced nothing. Real service, real files.
+import { editHead, readHead } from '../support/head';
 import { promises as fs, existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -235,8 +236,9 @@ describe('a dataset folder belongs to one service and one collection', () => {
       const lying = await sync(env.svc, fresh);
       expect(lying.summary.exitCode).toBe(4);
       expect(lying.summary.fatal?.message).toContain(`not the collection ${collectionId} asked for`);
-      // Only the engine's own scratch (state.db, partial/, tmp/) under .dataset-sync: no state.json, no dataset file.
-      expect((await listFiles(fresh)).filter((f) => !f.startsWith('.dataset-sync/') || f === '.dataset-sync/state.json')).toEqual([]);
+      // Only the engine's own scratch (state.db, partial/, tmp/) under .dataset-sync, and no head in it: no binding, no dataset file.
+      expect((await listFiles(fresh)).filter((f) => !f.startsWith('.dataset-sync/'))).toEqual([]);
+      expect(() => readHead(fresh)).toThrow(/no head/);
       expect(await fs.lstat(`${fresh}.consents`).catch(() => null)).toBeNull();
 
       const right = await sync(env.svc, fresh);
@@ -250,16 +252,15 @@ describe('a dataset folder belongs to one service and one collection', () => {
   });
 
   it('a folder synced before the service was recorded adopts the service of its next sync', async () => {
-    const statePath = path.join(dest, '.dataset-sync', 'state.json');
-    const state = JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, unknown>;
-    expect(state.baseUrl).toBe(env.svc.deliveryBaseUrl);
-    delete state.baseUrl;
-    await fs.writeFile(statePath, JSON.stringify(state));
+    expect(readHead(dest).baseUrl).toBe(env.svc.deliveryBaseUrl);
+    editHead(dest, (head) => {
+      delete (head as Partial<typeof head>).baseUrl;
+    });
     // The service is given with a trailing slash: recorded normalised.
     const { summary } = await sync(env.svc, dest, { baseUrl: `${env.svc.deliveryBaseUrl}/` });
     expect(summary.exitCode).toBe(0);
     expect(summary.filesDownloaded).toBe(0);
-    expect((JSON.parse(readFileSync(statePath, 'utf8')) as { baseUrl: string }).baseUrl).toBe(env.svc.deliveryBaseUrl);
+    expect(readHead(dest).baseUrl).toBe(env.svc.deliveryBaseUrl);
     expect((await sync(other.svc, dest, { apiKey: mainCollection(other.svc).apiKey })).summary.exitCode).toBe(2);
   });
 });

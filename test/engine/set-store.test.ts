@@ -2,6 +2,7 @@
 // set at a time; the import of the JSON-lines store (sets.jsonl, history.jsonl) it replaced; and
 // the migration from the version 1 state that held every file entry in state.json.
 import { spawn } from 'node:child_process';
+import { readHead } from '../support/head';
 import Database from 'better-sqlite3';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -269,7 +270,7 @@ describe('a dataset synced by the version 1 engine (every file entry in state.js
       expect(first.summary.exitCode).toBe(0);
       // Rewrite the state as version 1 held it.
       const stateFile = path.join(dest, '.dataset-sync', 'state.json');
-      const head = JSON.parse(await fs.readFile(stateFile, 'utf8')) as Record<string, unknown>;
+      const head = readHead(dest);
       const store = SetStore.open(path.join(dest, '.dataset-sync'));
       const records = [...store.all()];
       store.close();
@@ -292,7 +293,10 @@ describe('a dataset synced by the version 1 engine (every file entry in state.js
       expect(second.summary.bytesDownloaded).toBe(0);
       expect(second.summary.bytesHashed).toBe(0);
       expect(second.summary.filesUpToDate).toBe(Object.keys(v1.files).length);
-      expect(JSON.parse(await fs.readFile(stateFile, 'utf8')).version).toBe(2);
+      // The head now lives in state.db; the version 1 file is kept aside, read by nothing.
+      expect(readHead(dest).version).toBe(2);
+      await expect(fs.stat(stateFile)).rejects.toThrow();
+      expect((await fs.stat(`${stateFile}.migrated`)).isFile()).toBe(true);
       const migrated = SetStore.open(path.join(dest, '.dataset-sync'));
       expect([...migrated.all()]).toEqual(records);
       migrated.close();
@@ -320,16 +324,18 @@ describe('a dataset synced by the JSON-lines engine (sets.jsonl, history.jsonl)'
       const store = SetStore.open(folder);
       const records = [...store.all()];
       store.close();
+      const savedHead = readHead(dest);
       const history = await readHistoryIn(folder);
       await removeDb(folder);
       await writeOldLog(path.join(folder, 'sets.jsonl'), records);
       await fs.writeFile(path.join(folder, 'history.jsonl'), history.map((h) => JSON.stringify(h) + '\n').join(''));
       const stateFile = path.join(folder, 'state.json');
-      const head = JSON.parse(await fs.readFile(stateFile, 'utf8')) as { index: Record<string, unknown>; media?: unknown };
+      // The head as that engine kept it: in state.json.
+      const head = structuredClone(savedHead) as unknown as { index: Record<string, unknown>; stageFiles?: unknown };
       const { changes: _dropped, ...fingerprint } = head.index;
       head.index = { ...fingerprint, logBytes: (await fs.stat(path.join(folder, 'sets.jsonl'))).size };
       // That engine had no media check: no results in its records, no media.csv in its head.
-      delete head.media;
+      delete head.stageFiles;
       await fs.writeFile(stateFile, JSON.stringify(head));
 
       await svc.admin.resetStats();

@@ -11,7 +11,6 @@ import { systemClock } from '../../src-main/sync/clock';
 import { createLocalFolder, type LocalFolder } from '../../src-main/sync/destination/local/local-folder';
 import { dropEntries, findUnhealedEntries } from '../../src-main/sync/disk-check';
 import { RunState } from '../../src-main/sync/run-state';
-import { emptyState } from '../../src-main/sync/state';
 import { SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
 
 const SETS = 400;
@@ -19,6 +18,8 @@ let work: string;
 let folder: LocalFolder;
 let store: SetStore;
 let state: RunState;
+/** The records as the run sees them (the state's store), for the expectations. */
+const records = () => state.store;
 
 async function recordSet(id: number): Promise<void> {
   const set: LocalSet = { id, updatedAt: '2026-01-01T00:00:00Z', isGold: false, complete: true, files: {} };
@@ -40,7 +41,8 @@ beforeEach(async () => {
   store = SetStore.open(folder.stateDir);
   for (let id = 1; id <= SETS; id++) await recordSet(id);
   store.flush();
-  state = new RunState(folder, emptyState(), store, systemClock);
+  store.close();
+  state = await RunState.open(folder, systemClock);
   // Damage: a file removed (set 7), a file grown (set 250), both files of set 399 removed.
   await fs.rm(path.join(folder.root, 'sets/7/set_7_slot_02.mp4'));
   await fs.appendFile(path.join(folder.root, 'sets/250/set_250_slot_01.mp4'), 'more');
@@ -48,7 +50,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  store.close();
+  state.store.close();
   await folder.close();
   await fs.rm(work, { recursive: true, force: true });
 });
@@ -56,13 +58,13 @@ afterEach(async () => {
 /** What the end does: the look, then the drop; the look alone must leave every record as it was. */
 async function dropUnhealedEntries(setIds: number[]): Promise<number[]> {
   const gone = await findUnhealedEntries(folder, state, setIds);
-  expect(state.changedSets.size).toBe(0);
+  expect(state.store.changedSets.size).toBe(0);
   expect(entries(7)).toHaveLength(2);
   return dropEntries(state, gone);
 }
 
 function entries(id: number): string[] {
-  return Object.keys(store.get(id)!.files).sort();
+  return Object.keys(records().get(id)!.files).sort();
 }
 
 describe('findUnhealedEntries and dropEntries', () => {
@@ -73,10 +75,10 @@ describe('findUnhealedEntries and dropEntries', () => {
     expect(entries(7)).toEqual(['sets/7/set_7_slot_01.mp4']);
     expect(entries(250)).toEqual(['sets/250/set_250_slot_02.mp4']);
     expect(entries(399)).toEqual([]);
-    expect([7, 250, 399].map((id) => store.get(id)!.complete)).toEqual([false, false, false]);
+    expect([7, 250, 399].map((id) => records().get(id)!.complete)).toEqual([false, false, false]);
     expect(entries(8)).toHaveLength(2);
-    expect(store.get(8)!.complete).toBe(true);
-    expect([...state.changedSets].sort((a, b) => a - b)).toEqual([7, 250, 399]);
+    expect(records().get(8)!.complete).toBe(true);
+    expect([...state.store.changedSets].sort((a, b) => a - b)).toEqual([7, 250, 399]);
   });
 
   it('few sets (a record per set): only the sets asked are looked at', async () => {
@@ -84,6 +86,6 @@ describe('findUnhealedEntries and dropEntries', () => {
     expect(lost).toEqual([7]);
     expect(entries(7)).toEqual(['sets/7/set_7_slot_01.mp4']);
     expect(entries(250)).toHaveLength(2); // damaged, but not asked about
-    expect(store.get(250)!.complete).toBe(true);
+    expect(records().get(250)!.complete).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
 // leaves the dataset for DEST.withdrawn/<id>/ (consents too) and comes back when accepted again;
 // purge-withdrawn deletes the quarantine; a subset of slots and quota groups is downloaded,
 // remembered, widened and narrowed.
+import { readHead } from '../support/head';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,7 +156,7 @@ describe('subset sync', () => {
     const all = await sync(svc, dest, { slots: null });
     expect(all.summary.exitCode).toBe(0);
     expect(await manifestPaths()).toEqual(filesOf(keys));
-    const state = JSON.parse(await fs.readFile(path.join(dest, '.dataset-sync', 'state.json'), 'utf8')) as { subset?: unknown };
+    const state = readHead(dest);
     expect(state.subset).toBeUndefined();
   });
 
@@ -195,7 +196,7 @@ describe('subset sync', () => {
     expect(summary.fatal?.message).toMatch(/no slot "no_such_slot" \(its slot keys: /);
     expect(await exists(path.join(dest, 'sets'))).toBe(false);
     // Not remembered: the next plain sync is the whole collection.
-    const state = JSON.parse(await fs.readFile(path.join(dest, '.dataset-sync', 'state.json'), 'utf8')) as { subset?: unknown };
+    const state = readHead(dest);
     expect(state.subset).toBeUndefined();
 
     const { apiKey, collectionId } = mainCollection(svc);

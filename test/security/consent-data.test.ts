@@ -46,8 +46,7 @@ it('no signer name under DEST; consents 0600 apart from the dataset', async () =
   expect(names.size).toBeGreaterThan(0);
 
   const datasetFiles = await listFiles(dest);
-  expect(datasetFiles).toContain('.dataset-sync/state.json');
-  expect(datasetFiles).toContain('.dataset-sync/state.db'); // records and history, scanned as bytes
+  expect(datasetFiles).toContain('.dataset-sync/state.db'); // records, head and history, scanned as bytes
   for (const f of datasetFiles) {
     const text = await fs.readFile(path.join(dest, f), 'utf8');
     expect(text.includes('signer_name'), f).toBe(false);

@@ -4,6 +4,7 @@
 // - collection.json and set.json hold the documented fields only: nothing unknown is copied;
 // - manifest.csv cells starting with = + - @ tab or CR are neutralised (' prefix, quoted), read
 //   back with an independent CSV reader; SHA256SUMS still passes `sha256sum -c`.
+import { editHead, readHead } from '../support/head';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,11 +196,10 @@ describe('a server that adds undocumented fields and formula-like values', () =>
     const { svc } = env;
     const dest = path.join(work, 'old-format');
     expect((await sync(svc, dest)).summary.exitCode).toBe(0);
-    const statePath = path.join(dest, '.dataset-sync', 'state.json');
-    const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { index: Json };
-    expect(state.index.manifestFormat).toBeDefined();
-    delete state.index.manifestFormat;
-    await fs.writeFile(statePath, JSON.stringify(state));
+    expect(readHead(dest).index!.manifestFormat).toBeDefined();
+    editHead(dest, (head) => {
+      delete head.index!.manifestFormat;
+    });
     const manifest = path.join(dest, 'manifest.csv');
     const before = (await fs.stat(manifest)).mtimeMs;
     await new Promise((r) => setTimeout(r, 20)); // a later mtime on any file system clock

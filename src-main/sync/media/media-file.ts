@@ -10,8 +10,8 @@ import { datasetCsvText } from '../dataset-csv';
 import type { Destination } from '../destination/destination';
 import { asWritten, fingerprintOf } from '../dataset';
 import type { RunState } from '../run-state';
-import type { MediaFingerprint } from '../state';
-import { filesBySlot, type LocalSet, type LocalSets } from '../state/set-store';
+import type { EngineState, MediaFingerprint } from '../state/head';
+import { filesBySlot, type LocalSet, type LocalSets } from '../state/records';
 import type { DatasetFileWriter } from '../stages/stage';
 import { isProblem, judge, rulesOfCollectionJson, type Rules } from './media-check';
 import { entryOf, MEDIA_STAGE } from './media-result';
@@ -133,7 +133,7 @@ export function mediaCsvWriter(checkedSets: () => ReadonlySet<number>): DatasetF
     async update(dest: Destination, state: RunState, indexUnchanged: boolean, appended: readonly LocalSet[] | undefined) {
       const added = new Set(appended?.map((s) => s.id));
       const rowsOutdated = [...checkedSets()].some((id) => !added.has(id));
-      const r = await updateMediaFile(dest, indexUnchanged && !rowsOutdated, state.head.media, rowsOutdated ? undefined : appended);
+      const r = await updateMediaFile(dest, indexUnchanged && !rowsOutdated, mediaFingerprintOf(state.head), rowsOutdated ? undefined : appended);
       if ('rewrite' in r) return r;
       return { done: recorded(state, r.done) };
     },
@@ -145,9 +145,17 @@ export function mediaCsvWriter(checkedSets: () => ReadonlySet<number>): DatasetF
 
 /** Keeps what was written in the head (the next sync's append or no-op needs it); the summary's counts. */
 function recorded(state: RunState, m: MediaWritten): { mediaProblems: number; mediaUnprobed: number } {
-  if (m.written) {
-    state.head.media = m.written;
-    state.touch();
-  }
+  if (m.written) state.store.recordStageFile(MEDIA_STAGE, m.written);
   return { mediaProblems: m.problems, mediaUnprobed: m.unprobed };
+}
+
+/**
+ * media.csv as the head records it (the media stage's entry of EngineState.stageFiles), when it
+ * reads as one: counts that are not whole numbers (a hand-edited state) are never said, the file
+ * is counted instead.
+ */
+export function mediaFingerprintOf(head: Pick<EngineState, 'stageFiles'>): MediaFingerprint | undefined {
+  const f = head.stageFiles?.[MEDIA_STAGE] as Partial<MediaFingerprint> | undefined;
+  if (!f || !Number.isInteger(f.problems) || !Number.isInteger(f.unprobed) || typeof f.rules !== 'string' || typeof f.file !== 'object' || f.file === null) return undefined;
+  return f as MediaFingerprint;
 }

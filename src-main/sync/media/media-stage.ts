@@ -21,7 +21,7 @@ import { CheckQueue } from './check-queue';
 import { createContainerReader, type ContainerReader, type HeaderProbe } from './container/container-reader';
 import { readHeaders } from './header-read';
 import { isProblem, judge, rulesOfCollectionJson, type MediaEntry, type Rules } from './media-check';
-import { mediaCsvWriter } from './media-file';
+import { mediaCsvWriter, mediaFingerprintOf } from './media-file';
 import { entryOf, MEDIA_STAGE, resultOf } from './media-result';
 import { Prober, type ProbeOutcome } from './prober';
 
@@ -99,7 +99,7 @@ export class MediaStage implements Stage {
    */
   start(): void {
     if (this.mode === 'off' || !this.state.heldSetsAtStart) return;
-    const last = this.state.head.media;
+    const last = mediaFingerprintOf(this.state.head);
     if (last !== undefined && last.unprobed === 0) return;
     this.owedPass = this.queueOwed().catch((e: unknown) => this.warnOnce(`Media check: could not list the files still to check (${(e as Error).message}); the next sync tries again.`));
   }

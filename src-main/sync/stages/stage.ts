@@ -12,7 +12,7 @@ import type { MediaProbe } from '../../../src-shared/delivery-api';
 import type { SyncEvent, SyncSummary } from '../../../src-shared/sync-events';
 import type { Destination } from '../destination/destination';
 import type { RunState } from '../run-state';
-import type { LocalSet, LocalSets } from '../state/set-store';
+import type { LocalSet, LocalSets } from '../state/records';
 
 /** A file as the stages see it. */
 export interface StageFile {

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { metaValue, openStateDb, setMeta } from './state-db';
-import { recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, type StageResult, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
+import { emptyLocalSet, recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, type StageResult, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
 import { StageResults } from './stage-results';
 
 /** A recorded file as the disk check sees it (Destination's ExpectedObject): its key, size and stamp (entryStamp). */
@@ -21,6 +21,12 @@ export interface RecordedFile {
 const FILE_PAGE = 2048;
 
 export * from './records';
+
+/** Something else a commit writes (engine-store.ts: the head), when it has something pending. */
+export interface CommitHook {
+  pending(): boolean;
+  write(db: Database.Database): void;
+}
 
 /** Sets written per transaction by flushInTurns: a few ms of the event loop each. */
 const FLUSH_CHUNK = 64;
@@ -45,6 +51,8 @@ export class SetStore {
   private readonly forget: (id: number) => void;
   /** The stages' results (stage_results), written with the records' transactions. */
   private readonly results: StageResults;
+  /** What else goes into the next commit (the head state: engine-store.ts): written when pending. */
+  private commitHooks: CommitHook[] = [];
 
   private constructor(
     private readonly db: Database.Database,
@@ -98,6 +106,29 @@ export class SetStore {
     }
   }
 
+  /** Reads something else of the database (the head's row: engine-store.ts). */
+  readHead<T>(read: (db: Database.Database) => T): T {
+    return read(this.db);
+  }
+
+  /** `hook.write` runs inside every commit, before it ends, and a pending hook is a reason to commit (the head is committed with the records it vouches for). */
+  beforeCommit(hook: CommitHook): void {
+    this.commitHooks.push(hook);
+  }
+
+  private hooksDirty(): boolean {
+    return this.commitHooks.some((h) => h.pending());
+  }
+
+  /**
+   * The record of set `id` to change (engine-store.ts' intents): the one waiting to be written,
+   * else a fresh copy of the stored one, else a new empty record. Never an object a caller holds
+   * from get() unless that one is waiting to be written already.
+   */
+  editable(id: number): LocalSet {
+    return this.get(id) ?? emptyLocalSet(id);
+  }
+
   /** Whether any set is known (one indexed row read, however many there are). */
   hasSets(): boolean {
     return this.dirty.size > 0 || this.stmt.any.get() !== undefined;
@@ -126,13 +157,18 @@ export class SetStore {
   }
 
   /**
-   * `sets` with the stages' results attached to their files (as all() yields them), for the few
-   * records an appending end writes rows of; get() leaves them out, as the walk reads a record per set.
+   * The records of `ids` (the known ones, in that order), read fresh after a flush, with the stages'
+   * results attached to their files as all() yields them: for the few records an appending end
+   * writes rows of (get() leaves results out, as the walk reads a record per set).
    */
-  withResults(sets: LocalSet[]): LocalSet[] {
-    if (sets.length === 0) return sets;
+  readWithResults(ids: readonly number[]): LocalSet[] {
     this.flush();
-    const ids = sets.map((s) => s.id);
+    const sets: LocalSet[] = [];
+    for (const id of ids) {
+      const row = this.stmt.set.get(id);
+      if (row) sets.push(recordOfRow(row, this.stmt.files.all(id)));
+    }
+    if (sets.length === 0) return sets;
     const page = this.results.page(Math.min(...ids), Math.max(...ids));
     for (const rec of sets) page.attach(rec);
     return sets;
@@ -190,9 +226,9 @@ export class SetStore {
 
   /**
    * Writes every changed record, then makes every commit so far durable: one transaction under
-   * synchronous=FULL, whose fsync of the WAL covers the commits before it (state-db.ts). Called
-   * before the head (state.json) is saved. The transaction always writes (meta 'saves'), since an
-   * empty one would sync nothing.
+   * synchronous=FULL, whose fsync of the WAL covers the commits before it (state-db.ts): the records
+   * and the head committed with them (engine-store.ts) at once. The transaction always writes
+   * (meta 'saves'), since an empty one would sync nothing.
    */
   flushDurably(): void {
     this.flush();
@@ -210,12 +246,12 @@ export class SetStore {
    * Writes every changed record, FLUSH_CHUNK sets per transaction with an event-loop turn between
    * transactions: the background saves of a first sync (RunState.saveSoon) carry hundreds of
    * sets, whose one transaction held the app's window for a long stretch. Each record is written
-   * whole, in one transaction; records put meanwhile are written by a later chunk. The head
-   * (state.json) is saved by the caller only once this resolves, so it never vouches for a
-   * record not yet committed.
+   * whole, in one transaction; records put meanwhile are written by a later chunk. The head goes
+   * into each commit with the records (engine-store.ts), so it never vouches for a record not
+   * yet committed.
    */
   async flushInTurns(): Promise<void> {
-    while (this.dirty.size > 0 || this.removed.size > 0 || this.results.dirty) {
+    while (this.dirty.size > 0 || this.removed.size > 0 || this.results.dirty || this.hooksDirty()) {
       this.flushSome(FLUSH_CHUNK);
       if (this.dirty.size > 0) await nextTurn();
     }
@@ -223,7 +259,8 @@ export class SetStore {
 
   /** Writes the removals and up to `max` changed records (the oldest puts first) in one transaction. */
   private flushSome(max: number): void {
-    if (this.dirty.size === 0 && this.removed.size === 0 && !this.results.dirty) return;
+    const recordsChanged = this.dirty.size > 0 || this.removed.size > 0;
+    if (!recordsChanged && !this.results.dirty && !this.hooksDirty()) return;
     const records: LocalSet[] = [];
     for (const rec of this.dirty.values()) {
       if (records.length >= max) break;
@@ -234,11 +271,13 @@ export class SetStore {
         for (const id of this.removed) this.forget(id);
         for (const rec of records) this.write(rec, this.run, this.mayHaveRows(rec.id));
         this.results.flush();
-        setMeta(this.db, 'changes', this.changes + 1);
+        for (const hook of this.commitHooks) if (hook.pending()) hook.write(this.db);
+        // The change counter marks record writes only: the dataset index is current while it holds.
+        if (recordsChanged) setMeta(this.db, 'changes', this.changes + 1);
       })
       .immediate();
     if (this.writtenSinceEmpty !== null) for (const rec of records) this.writtenSinceEmpty.add(rec.id);
-    this.changes++;
+    if (recordsChanged) this.changes++;
     this.undurable = true;
     for (const rec of records) this.dirty.delete(rec.id);
     this.removed.clear();

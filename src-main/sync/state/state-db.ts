@@ -7,11 +7,11 @@
 //
 // WAL journal: the app reads while a sync writes, and a crash at any point leaves the last
 // committed transaction. synchronous=NORMAL: a commit is not synced on its own (a process crash
-// loses nothing; a power cut may drop the last commits, never half of one). Before the engine
-// writes the head (state.json, whose watermark vouches for the records), SetStore.flushDurably
-// commits under FULL: that fsync of the WAL covers every commit before it, so a power cut never
-// keeps a watermark while losing the records behind it (the sets it covers would be missing from
-// manifest.csv until a --full sync). One fsync per head save, not one per commit: a first sync
+// loses nothing; a power cut may drop the last commits, never half of one). The head (whose
+// watermark vouches for the records) is committed with them, and a save (RunState) commits under
+// FULL (SetStore.flushDurably): that fsync of the WAL covers every commit before it, so a power cut
+// never keeps a watermark while losing the records behind it (the sets it covers would be missing
+// from manifest.csv until a --full sync). One fsync per save, not one per commit: a first sync
 // commits every 64 sets (flushInTurns), and each fsync holds the engine's thread while the kernel
 // writes back the files just downloaded (a million files: ~4,350 fsyncs, 3.8 s, up to 57 ms each).
 //
@@ -25,7 +25,8 @@ import { metaValue, setMeta } from './meta';
 export const DB_NAME = 'state.db';
 /**
  * 2: a stage's results (the media check's) moved from files.media to the generic table
- * stage_results, which the store keeps without knowing any stage's types (stage-results.ts).
+ * stage_results, which the store keeps without knowing any stage's types (stage-results.ts), and
+ * the head state moved from state.json into the table head (head-table.ts).
  */
 const SCHEMA_VERSION = 2;
 
@@ -68,6 +69,8 @@ CREATE TABLE IF NOT EXISTS files (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_changed_run ON files (changed_run);
 CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, summary TEXT NOT NULL);
+-- The head state (head-table.ts): watermark, binding, subset, pending sets, the dataset files' fingerprints.
+CREATE TABLE IF NOT EXISTS head (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 -- What a stage (stages/) learnt of one version (sha256) of a file: opaque JSON only that stage reads.
 -- A row of another sha256 than the file's is stale, never trusted; a file without a row owes the stage.
 CREATE TABLE IF NOT EXISTS stage_results (
@@ -99,7 +102,7 @@ function migrateFromSchema1(db: Database.Database): void {
 }
 
 /** A state folder entry planted as a symlink is refused: the engine's writes never go through it. */
-function refuseLinks(stateDir: string): void {
+export function refuseLinks(stateDir: string): void {
   for (const name of [DB_NAME, `${DB_NAME}-wal`, `${DB_NAME}-shm`]) {
     const file = path.join(stateDir, name);
     let isLink = false;

@@ -4,6 +4,7 @@
 // second. They name only the face and the destination's interface, not the engine's internal
 // functions, so they hold while set-plan.ts and transfer.ts are reworked. What only real HTTP,
 // disks and buckets show stays in the integration tests (test/engine/*.test.ts, test/cli).
+import { peekHeadRow } from '../../../src-main/sync/state/published-head';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,7 +98,7 @@ async function bytesAt(dest: Destination, key: string): Promise<Buffer> {
 }
 
 async function pendingSets(dest: Destination): Promise<number[]> {
-  return (JSON.parse((await dest.readText('.dataset-sync/state.json'))!) as { pendingSets: number[] }).pendingSets;
+  return peekHeadRow(dest.stateDir)!.pendingSets;
 }
 
 describe('set outcomes against the in-memory destination and a fake delivery client', () => {

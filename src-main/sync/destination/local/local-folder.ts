@@ -8,7 +8,7 @@
 // Layout (docs/contracts.md §1): DEST/<key>; engine state in DEST/.dataset-sync (stateDir): part files
 // `partial/<resumeKey>.part`, temp files of atomic writes in `tmp/` (emptied when the lock is
 // taken), the previous versions of the extended index files in `replaced/` (removed while the next
-// sync runs: local/replaced.ts), `lock`, `state.json`, `state.db`.
+// sync runs: local/replaced.ts), `lock`, `state.db` (the engine's records and head state).
 //
 // In its consents role (createLocalFolder(dir, { consents: { dataset } })) the folder is the
 // consents folder beside the dataset: its path is resolved once to its real path (links followed

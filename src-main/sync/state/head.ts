@@ -1,20 +1,13 @@
-// The engine's head state, the object '.dataset-sync/state.json' of the destination (for a
-// folder DEST/.dataset-sync/state.json, as before the seam): the service and collection the
-// dataset belongs to, watermark, sets to retry and the fingerprint of the dataset index. It is
-// kept in the destination itself because a bucket must carry its binding (another machine reads
-// it). What is known of each set (status, verified files with size and stamp, so up-to-date
-// checks hash nothing) lives in the state database (state.db) in the state folder and is read
-// one set at a time (state/set-store.ts). Written atomically (Destination.writeAtomic).
-import { randomUUID } from 'node:crypto';
-import type { Destination } from './destination/destination';
-import { readLocalGeneration, writeLocalGeneration } from './state/local-generation';
-import type { FileEntry } from './state/set-store';
-import { parseSubset, type Subset } from './subset';
-
-export type { FileEntry } from './state/set-store';
-
-/** The head's key in the destination. */
-export const STATE_KEY = '.dataset-sync/state.json';
+// The engine's head state: the service and collection the dataset belongs to, the watermark, the
+// sets to retry, the subset, the fingerprints of the dataset files as last written, and (for a
+// destination shared across machines) the generation of the records. It lives in state.db beside
+// the set records (head-table.ts), written in the same transactions, so a head never vouches for a
+// record not committed. A destination shared across machines (a bucket) also carries a copy of it,
+// `.dataset-sync/state.json` in the destination (published-head.ts), so another machine knows whom
+// the dataset belongs to and whether its own records match. state.json at a folder's
+// `.dataset-sync/` is the head as earlier versions kept it, imported once (published-head.ts).
+import type { FileEntry } from './records';
+import { parseSubset, type Subset } from '../subset';
 
 export interface FileFingerprint {
   size: number;
@@ -22,7 +15,7 @@ export interface FileFingerprint {
   stamp: string;
 }
 
-/** media.csv as last written (state.head.media): a sync that only adds sets appends their rows when the file is still this (media/media-file.ts). */
+/** media.csv as last written (the media stage's entry of EngineState.stageFiles): a sync that only adds sets appends their rows when the file is still this (media/media-file.ts). */
 export interface MediaFingerprint {
   file: FileFingerprint;
   /** The collection's media_rules the rows were judged against (JSON). */
@@ -83,8 +76,11 @@ export interface EngineState {
   subset?: Subset;
   /** participants.csv and croissant.json as last written, and the sets lacking a consent then (research-files.ts). */
   research?: ResearchFingerprint;
-  /** media.csv as last written, its rules and counts (media/media-file.ts). */
-  media?: MediaFingerprint;
+  /**
+   * The stages' dataset files as last written, by stage name (media.csv: the media stage's
+   * MediaFingerprint, media/media-file.ts): opaque to everything but the stage.
+   */
+  stageFiles?: Record<string, unknown>;
   /** New at every save of the head of a destination shared across machines (a bucket; state/local-generation.ts); absent for folders. */
   generation?: string;
 }
@@ -99,35 +95,7 @@ export function emptyState(): EngineState {
   return { version: 2, baseUrl: null, collectionId: null, watermark: null, pendingSets: [] };
 }
 
-/**
- * The state as it is now, read without the lock (another sync may be writing it): a guess,
- * checked once the lock is held (run.ts asks for page 1 with its watermark before the lock is
- * taken). A folder answers synchronously (Destination.peekText): the first asynchronous read of
- * a process costs ~10 ms of thread-pool start-up, a round trip's share the guess is there to
- * save; a destination without peekText is read with readText. Null when there is none or it
- * cannot be read.
- */
-export function peekState(dest: Destination): EngineState | null | Promise<EngineState | null> {
-  if (dest.peekText) {
-    try {
-      const text = dest.peekText(STATE_KEY);
-      return text === null ? null : parseState(text).state;
-    } catch {
-      return null;
-    }
-  }
-  return dest.readText(STATE_KEY).then(
-    (text) => (text === null ? null : parseState(text).state),
-    () => null,
-  );
-}
-
-export async function loadState(dest: Destination): Promise<{ state: EngineState; legacy?: LegacyState }> {
-  const text = await dest.readText(STATE_KEY);
-  return text === null ? { state: emptyState() } : parseState(text);
-}
-
-function parseState(text: string): { state: EngineState; legacy?: LegacyState } {
+export function parseHead(text: string): { state: EngineState; legacy?: LegacyState } {
   // A corrupt state costs re-checking files (they are adopted by hash), never data.
   let s: Record<string, unknown>;
   try {
@@ -155,9 +123,10 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
       if (typeof research.participantsHash !== 'string') delete research.participantsHash;
       state.research = research;
     }
-    const media = s.media as EngineState['media'];
-    // Counts said in the summary as they are (media/media-file.ts): whole numbers or no fingerprint.
-    if (media && Number.isInteger(media.problems) && Number.isInteger(media.unprobed) && typeof media.rules === 'string') state.media = media;
+    const stageFiles = s.stageFiles;
+    if (stageFiles && typeof stageFiles === 'object' && !Array.isArray(stageFiles)) state.stageFiles = { ...(stageFiles as Record<string, unknown>) };
+    // Kept by versions before the stages (the media check's file): the media stage's entry now.
+    if (s.media !== undefined && state.stageFiles?.media === undefined) state.stageFiles = { ...state.stageFiles, media: s.media };
     return { state };
   }
   if (s.version === 1) {
@@ -168,19 +137,3 @@ function parseState(text: string): { state: EngineState; legacy?: LegacyState } 
   return { state: emptyState() };
 }
 
-export async function saveState(dest: Destination, state: EngineState): Promise<void> {
-  if (dest.sharedAcrossMachines) state.generation = randomUUID();
-  await dest.writeAtomic(STATE_KEY, JSON.stringify(state, null, 2) + '\n');
-  if (state.generation !== undefined) writeLocalGeneration(dest.stateDir, state.generation);
-}
-
-/**
- * Whether this machine's set records match the head it read (state/local-generation.ts): false
- * for a destination shared across machines (Destination.sharedAcrossMachines: a bucket) last
- * synced from another machine, or never from this one. Then the watermark is
- * not trusted for this sync.
- */
-export function recordsMatchHead(dest: Destination, head: Pick<EngineState, 'watermark' | 'generation'>): boolean {
-  if (!dest.sharedAcrossMachines || head.watermark === null) return true;
-  return readLocalGeneration(dest.stateDir) === (head.generation ?? null);
-}
