@@ -1,7 +1,7 @@
 // Running syncs, visible from every screen: in the header (with auto-sync's next round) and
 // on each collection's row of the list. Uses the runs' progress numbers as the sync store has them.
 import { useEffect, useState } from 'react';
-import type { AggregateProgress } from '../stores/sync';
+import type { AggregateProgress } from '../stores/sync-view';
 import { useSync } from '../stores/sync';
 import { useCollections } from '../stores/collections';
 import { useNavigation } from '../stores/navigation';

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { IpcError } from '../../src-shared/ipc-contract';
 import { useDataset } from '../stores/dataset';
-import { emptySyncView, useSync } from '../stores/sync';
+import { useSync } from '../stores/sync';
+import { emptySyncView } from '../stores/sync-view';
 import { formatBytes, formatDateTime } from '../format';
 import { invoke } from '../api';
 import { ErrorMessage } from './ErrorMessage';

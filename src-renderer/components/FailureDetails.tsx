@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { FileRow } from '../stores/sync';
+import type { FileRow } from '../stores/sync-view';
 import { explainRow, failedRowText, failureReport } from '../failure-words';
 
 /** A failed row's state as a disclosure button: it unfolds the reason below the row. */

@@ -1,4 +1,4 @@
-import type { FileRow } from '../stores/sync';
+import type { FileRow } from '../stores/sync-view';
 import type { FileState } from '../../src-shared/sync-events';
 import { percent } from '../format';
 import { explainFailure, explainRow, failedRowText } from '../failure-words';

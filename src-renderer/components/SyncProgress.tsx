@@ -1,7 +1,7 @@
 import { Fragment, useEffect, useState } from 'react';
 import { mediaLeftWords } from '../../src-shared/media-words';
 import type { SyncPhase } from '../../src-shared/sync-events';
-import type { AggregateProgress } from '../stores/sync';
+import type { AggregateProgress } from '../stores/sync-view';
 import { formatBytes, formatDuration, formatRate, percent } from '../format';
 
 const PHASES: Record<SyncPhase, string> = {

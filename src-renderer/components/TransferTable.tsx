@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { FileState } from '../../src-shared/sync-events';
-import { FILE_STATES, rowKey, type FileRow } from '../stores/sync';
+import { FILE_STATES, rowKey, type FileRow } from '../stores/sync-view';
 import { formatBytes, formatRate, percent } from '../format';
 import { FILE_STATE_NAMES, FileStateLabel } from './FileStateLabel';
 import { FailureDetails, FailureToggle } from './FailureDetails';

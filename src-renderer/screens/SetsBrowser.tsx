@@ -4,7 +4,8 @@ import type { IpcError } from '../../src-shared/ipc-contract';
 import { invoke } from '../api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatBytes, formatDateTime, humanize, shortHash } from '../format';
-import { useSync, type MediaProblem } from '../stores/sync';
+import { useSync } from '../stores/sync';
+import type { MediaProblem } from '../stores/sync-view';
 import { DatasetSets } from './DatasetSets';
 
 const STATUSES = ['accepted', 'in_review', 'rework', 'rejected', 'in_progress'];

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { emptySyncView, useSync, type FileRow } from '../stores/sync';
+import { useSync } from '../stores/sync';
+import { emptySyncView, type FileRow } from '../stores/sync-view';
 import type { FileState } from '../../src-shared/sync-events';
 import { DatasetCardView } from '../components/DatasetCardView';
 import { useDataset } from '../stores/dataset';

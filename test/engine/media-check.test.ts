@@ -2,7 +2,8 @@
 // names, format by extension, and the words the app shows. Pure functions, no prober needed.
 import { describe, expect, it } from 'vitest';
 import { judge, sameCodec } from '../../src-main/sync/media/media-check';
-import { emptySyncView, reduceSyncEvents } from '../../src-renderer/stores/sync';
+import { reduceSyncEvents } from '../../src-renderer/stores/sync-reducer';
+import { emptySyncView } from '../../src-renderer/stores/sync-view';
 
 const rules = { min_width: 320, min_height: 240, min_fps: 24, min_duration: 2, max_duration: 120, formats: ['mp4', 'matroska'] };
 const clip = { width: 320, height: 240, fps: 25, duration: 3, codec: 'h264' };

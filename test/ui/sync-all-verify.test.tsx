@@ -6,7 +6,8 @@ import { act } from 'react';
 import { CollectionsScreen } from '../../src-renderer/screens/CollectionsScreen';
 import { setRendererApi } from '../../src-renderer/api';
 import { useCollections } from '../../src-renderer/stores/collections';
-import { emptySyncView, useSync } from '../../src-renderer/stores/sync';
+import { useSync } from '../../src-renderer/stores/sync';
+import { emptySyncView } from '../../src-renderer/stores/sync-view';
 import type { CollectionListItem } from '../../src-shared/ipc-contract';
 import { FakeRendererApi } from './fake-api';
 

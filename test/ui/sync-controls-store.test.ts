@@ -3,7 +3,9 @@
 // (what the window keeps of main's answers; the real flow is in test/e2e/pause-bwlimit and verify-space).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setRendererApi } from '../../src-renderer/api';
-import { emptySyncView, reduceSyncEvents, useSync } from '../../src-renderer/stores/sync';
+import { useSync } from '../../src-renderer/stores/sync';
+import { reduceSyncEvents } from '../../src-renderer/stores/sync-reducer';
+import { emptySyncView } from '../../src-renderer/stores/sync-view';
 import type { SyncRunState, VerifyProgress } from '../../src-shared/ipc-contract';
 import type { ProgressEvent } from '../../src-shared/sync-events';
 import { FakeRendererApi, ok } from './fake-api';

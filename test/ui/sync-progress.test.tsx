@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { SyncProgress } from '../../src-renderer/components/SyncProgress';
-import type { AggregateProgress } from '../../src-renderer/stores/sync';
+import type { AggregateProgress } from '../../src-renderer/stores/sync-view';
 import { formatBytes, formatRate } from '../../src-renderer/format';
 
 afterEach(() => {

@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it, beforeEach } from 'vitest';
-import { emptySyncView, reduceSyncEvents, useSync } from '../../src-renderer/stores/sync';
+import { useSync } from '../../src-renderer/stores/sync';
+import { reduceSyncEvents } from '../../src-renderer/stores/sync-reducer';
+import { emptySyncView } from '../../src-renderer/stores/sync-view';
 import type { FileState, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 
 type FileEvent = Extract<SyncEvent, { type: 'file' }>;

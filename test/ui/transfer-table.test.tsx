@@ -2,7 +2,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { TransferTable } from '../../src-renderer/components/TransferTable';
-import { emptySyncView, reduceSyncEvents, type FileRow } from '../../src-renderer/stores/sync';
+import { reduceSyncEvents } from '../../src-renderer/stores/sync-reducer';
+import { emptySyncView, type FileRow } from '../../src-renderer/stores/sync-view';
 import type { FileState, SyncEvent, SyncSummary } from '../../src-shared/sync-events';
 
 // jsdom does no layout: give scroll containers the size a window would, so the virtualiser has a viewport.
