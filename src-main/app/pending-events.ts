@@ -8,7 +8,7 @@
 // - a file event replaces the earlier event of the same file where that one stood, so the files
 //   keep the order they were first reported in (the order of the Files table's rows);
 // - every other event (sets, media, warnings, start, summary) is kept, in order.
-// The window's store (src-renderer/stores/sync.ts) keeps only a file's newest state and bytes, so
+// The window's reducer (src-renderer/stores/sync-reducer.ts) keeps only a file's newest state and bytes, so
 // what it shows after a batch is the same with or without the dropped events.
 import { fileKey, type SyncEvent } from '../../src-shared/sync-events';
 
