@@ -278,7 +278,7 @@ async function adoptExisting(ctx: RunContext, rel: string, file: FileRecord): Pr
 
 /** A file of the listing as the stages see it (stages/stage.ts). */
 function stageFileOf(setId: number, rel: string, file: FileRecord): StageFile {
-  return { setId, path: rel, sha256: file.sha256, sizeBytes: file.size_bytes, listedMedia: file.media };
+  return { setId, fileId: file.id, path: rel, sha256: file.sha256, sizeBytes: file.size_bytes, listedMedia: file.media };
 }
 
 /**

@@ -74,7 +74,7 @@ describe('a page of 250,000 sets', () => {
       // The store's own writer: a flush is one transaction; 25,000 records a flush keeps memory small.
       for (let id = 1; id <= SETS; id++) {
         store.put(record(id));
-        store.recordStageResult(MEDIA_STAGE, id, `sets/${id}/set_${id}_slot_01.mp4`, mediaResult(id));
+        store.recordStageResult(MEDIA_STAGE, { setId: id, fileId: id * 10, sha256: String(id % 10).repeat(64) }, mediaResult(id));
         if (id % 25_000 === 0) store.flush();
       }
       store.flush();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyLocalSet, SetStore, type LocalSet } from '../../src-main/sync/state/set-store';
 import { DB_NAME } from '../../src-main/sync/state/state-db';
+import { entryOf } from '../../src-main/sync/media/media-result';
 import { tempDir } from './helpers';
 
 const SHA = (n: number) => String(n).repeat(64);
@@ -36,25 +37,28 @@ describe('stage results', () => {
     const store = SetStore.open(dir);
     store.put(record(1, 2));
     store.put(record(2, 1));
-    store.recordStageResult('media', 1, 'sets/1/set_1_slot_01.mp4', { sha256: SHA(1), json: '{"a":1}' });
-    store.recordStageResult('other', 1, 'sets/1/set_1_slot_01.mp4', { sha256: SHA(1), json: '"x"' });
-    store.recordStageResult('media', 2, 'sets/2/set_2_slot_01.mp4', { sha256: SHA(9), json: '{"stale":true}' });
-    // Waiting for the flush, a result already answers.
-    expect(store.stageResult('media', 1, 'sets/1/set_1_slot_01.mp4')).toEqual({ sha256: SHA(1), json: '{"a":1}' });
+    const file = (setId: number, slot: number, sha: string) => ({ setId, fileId: setId * 10 + slot, sha256: sha });
+    store.recordStageResult('media', file(1, 1, SHA(1)), '{"a":1}');
+    store.recordStageResult('other', file(1, 1, SHA(1)), '"x"');
+    // A result of another version than the file's (its sha256 since changed).
+    store.recordStageResult('media', file(2, 1, SHA(9)), '{"stale":true}');
+    // Waiting for the flush, a result already answers, for its version only.
+    expect(store.stageResult('media', file(1, 1, SHA(1)))).toBe('{"a":1}');
+    expect(store.stageResult('media', file(1, 1, SHA(2)))).toBeUndefined();
     store.flush();
+    expect(store.stageResult('media', file(1, 1, SHA(1)))).toBe('{"a":1}');
     const [one, two] = [...store.all()];
-    expect(one!.files['sets/1/set_1_slot_01.mp4']!.results).toEqual({ media: { sha256: SHA(1), json: '{"a":1}' }, other: { sha256: SHA(1), json: '"x"' } });
+    expect(one!.files['sets/1/set_1_slot_01.mp4']!.results).toEqual({ media: '{"a":1}', other: '"x"' });
     expect(one!.files['sets/1/set_1_slot_02.mp4']!.results).toBeUndefined();
-    // Results of another version than the file's are kept as they are; the stage judges them stale.
-    expect(two!.files['sets/2/set_2_slot_01.mp4']!.results!.media!.sha256).toBe(SHA(9));
-    // Files that owe the stage a result of their current version, by set.
+    // A stale result is never attached: the file owes the stage one of its version.
+    expect(two!.files['sets/2/set_2_slot_01.mp4']!.results).toBeUndefined();
     expect(store.setsOwingStage('media')).toEqual([
       [1, 1],
       [2, 1],
     ]);
     store.remove(1);
     store.flush();
-    expect(store.stageResult('media', 1, 'sets/1/set_1_slot_01.mp4')).toBeUndefined();
+    expect(store.stageResult('media', file(1, 1, SHA(1)))).toBeUndefined();
     store.close();
   });
 
@@ -65,7 +69,7 @@ describe('stage results', () => {
     store.close();
     // Schema 1 as it was: the result in files.media, no stage_results table.
     const db = new Database(path.join(dir, DB_NAME));
-    db.exec('DROP TABLE stage_results; ALTER TABLE files ADD COLUMN media TEXT');
+    db.exec('DROP TABLE stage_results; DROP TABLE stages; ALTER TABLE files ADD COLUMN media TEXT');
     db.prepare("UPDATE meta SET value = 1 WHERE key = 'schema'").run();
     const set = db.prepare('UPDATE files SET media = ? WHERE path = ?');
     set.run(JSON.stringify({ sha256: SHA(1), result: 'probed', probe: { width: 1, height: 1, fps: 1, duration: 1, codec: 'h264' } }), 'sets/1/set_1_slot_01.mp4');
@@ -74,9 +78,10 @@ describe('stage results', () => {
     db.close();
 
     const reopened = SetStore.open(dir);
-    expect(JSON.parse(reopened.stageResult('media', 1, 'sets/1/set_1_slot_01.mp4')!.json)).toMatchObject({ result: 'probed' });
-    expect(reopened.stageResult('media', 1, 'sets/1/set_1_slot_02.mp4')).toEqual({ sha256: SHA(2), json: JSON.stringify({ sha256: SHA(2), result: 'unreadable' }) });
-    expect(reopened.stageResult('media', 1, 'sets/1/set_1_slot_03.mp4')).toBeUndefined();
+    const file = (slot: number) => ({ setId: 1, fileId: 10 + slot, sha256: SHA(slot) });
+    expect(entryOf(reopened.stageResult('media', file(1)), SHA(1))).toMatchObject({ result: 'probed', probe: { codec: 'h264' } });
+    expect(entryOf(reopened.stageResult('media', file(2)), SHA(2))).toEqual({ sha256: SHA(2), result: 'unreadable' });
+    expect(reopened.stageResult('media', file(3))).toBeUndefined();
     reopened.close();
     const after = new Database(path.join(dir, DB_NAME), { readonly: true });
     expect(after.prepare("SELECT count(*) FROM pragma_table_info('files') WHERE name = 'media'").pluck().get()).toBe(0);

@@ -77,7 +77,7 @@ export class MediaStage implements Stage {
       this.record(file, entryOfProbe(file, (tap as HeaderTap).finish(file.sizeBytes)), true);
       return;
     }
-    const known = entryOf(this.state.store.stageResult(MEDIA_STAGE, file.setId, file.path), file.sha256);
+    const known = entryOf(this.state.store.stageResult(MEDIA_STAGE, file), file.sha256);
     if (known) {
       // Checked by an earlier sync: said again only when it has a problem (the app shows it again).
       void this.report(file.setId, file.path, known, false);
@@ -122,8 +122,8 @@ export class MediaStage implements Stage {
         let queued = 0;
         for (const [rel, entry] of Object.entries(local?.files ?? {})) {
           if (queued === files) break;
-          if (entryOf(this.state.store.stageResult(MEDIA_STAGE, id, rel), entry.sha256)) continue;
-          const file: StageFile = { setId: id, path: rel, sha256: entry.sha256, sizeBytes: entry.sizeBytes };
+          const file: StageFile = { setId: id, fileId: entry.fileId, path: rel, sha256: entry.sha256, sizeBytes: entry.sizeBytes };
+          if (entryOf(this.state.store.stageResult(MEDIA_STAGE, file), file.sha256)) continue;
           const listed = listing.get(rel.slice(rel.lastIndexOf('/') + 1));
           if (listed) file.listedMedia = listed;
           if (this.queueRead(file, true)) queued++;
@@ -173,7 +173,7 @@ export class MediaStage implements Stage {
 
   /** Keeps the result of this version (with the records' next flush) and says what was found. */
   private record(file: StageFile, entry: MediaEntry, reportAll: boolean): void {
-    this.state.store.recordStageResult(MEDIA_STAGE, file.setId, file.path, resultOf(entry));
+    this.state.store.recordStageResult(MEDIA_STAGE, file, resultOf(entry));
     this.checkedSets.add(file.setId);
     void this.report(file.setId, file.path, entry, reportAll);
   }

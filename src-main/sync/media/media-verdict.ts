@@ -15,6 +15,6 @@ function checkOf(v: MediaVerdict): FileMediaCheck {
 export function mediaVerdict(rules: Rules): FileVerdict {
   return {
     stage: MEDIA_STAGE,
-    check: (path, json, sha256) => checkOf(judge(path, entryOf(json === null ? undefined : { sha256, json }, sha256), rules)),
+    check: (path, json, sha256) => checkOf(judge(path, entryOf(json ?? undefined, sha256), rules)),
   };
 }

@@ -6,7 +6,7 @@
 // A streaming stage sees a download's bytes as they are hashed (tap): nothing is read twice and a
 // bucket needs no local copy. Files it did not see stream past (up to date, adopted, owed by an
 // earlier sync without the stage) it learns from the destination on its own, paced work that
-// progress counts. Its results go to the store as opaque JSON (SetStore.recordStageResult), one per
+// progress counts. Its results go to the store as opaque JSON (EngineStore.recordStageResult), one per
 // version (sha256) of a file, so a file is checked once per version and a no-op sync checks nothing.
 import type { MediaProbe } from '../../../src-shared/delivery-api';
 import type { SyncEvent, SyncSummary } from '../../../src-shared/sync-events';
@@ -14,9 +14,11 @@ import type { Destination } from '../destination/destination';
 import type { RunState } from '../run-state';
 import type { LocalSet, LocalSets } from '../state/records';
 
-/** A file as the stages see it. */
+/** A file as the stages see it (a version of it: its set, its id in the listing, its sha256). */
 export interface StageFile {
   setId: number;
+  /** The file's id in the service's listing. */
+  fileId: number;
   /** The key relative to DEST, as in manifest.csv (sets/<id>/<filename>). */
   path: string;
   sha256: string;

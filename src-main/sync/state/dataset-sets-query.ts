@@ -9,9 +9,9 @@ import type Database from 'better-sqlite3';
 import type { DatasetSetFile, DatasetSetParticipant, DatasetSetRow, FileMediaCheck } from '../../../src-shared/dataset-sets';
 import type { FileRow, ParticipantEntry } from './records';
 
-/** A stage's verdict on one file from its recorded result (null: none), for the Sets tab's column and filter. */
+/** A stage's verdict on one file from its result of the file's current version (null: none), for the Sets tab's column and filter. */
 export interface FileVerdict {
-  /** The stage whose results it reads (stage_results.stage). */
+  /** The stage whose results it reads (stages.name). */
   readonly stage: string;
   check(path: string, json: string | null, sha256: string): FileMediaCheck;
 }
@@ -38,8 +38,9 @@ export interface DatasetChoices {
 }
 
 const VERDICT_FN = 'dsync_file_problem';
-/** The file's result of the verdict's stage, as a correlated subquery on stage_results' primary key. */
-const RESULT_OF_FILE = '(SELECT r.json FROM stage_results r WHERE r.stage = @stage AND r.set_id = f.set_id AND r.path = f.path)';
+/** The result of the file's current version by the verdict's stage, as a correlated subquery on stage_results' primary key. */
+const RESULT_OF_FILE =
+  '(SELECT r.json FROM stage_results r WHERE r.stage = (SELECT id FROM stages WHERE name = @stage) AND r.set_id = f.set_id AND r.file_id = f.file_id AND r.version = substr(f.sha256, 1, 16))';
 
 // Each condition is off when its parameter is null, so one statement serves every filter mix.
 const WHERE = `
@@ -87,7 +88,9 @@ export function datasetSetsPage(db: Database.Database, filter: DatasetSetsFilter
   const sets = db.prepare<[Params], { id: number; is_gold: number; complete: number; participants: string | null }>(PAGE_SQL).all(params);
   // One primary-key seek per set of the page (a filtered page may span the whole id range).
   const filesOf = db.prepare<[string, number], FileRow & { result: string | null }>(
-    'SELECT f.*, r.json AS result FROM files f LEFT JOIN stage_results r ON r.stage = ? AND r.set_id = f.set_id AND r.path = f.path WHERE f.set_id = ? ORDER BY f.slot_index, f.path',
+    `SELECT f.*, r.json AS result FROM files f LEFT JOIN stage_results r
+       ON r.stage = (SELECT id FROM stages WHERE name = ?) AND r.set_id = f.set_id AND r.file_id = f.file_id AND r.version = substr(f.sha256, 1, 16)
+     WHERE f.set_id = ? ORDER BY f.slot_index, f.path`,
   );
   const rows = sets.map((s): DatasetSetRow => {
     const participants = s.participants ? (JSON.parse(s.participants) as ParticipantEntry[]) : [];
@@ -120,7 +123,7 @@ export function datasetChoices(db: Database.Database, stage: string): DatasetCho
        FROM sets s, json_each(s.participants) p WHERE EXISTS (SELECT 1 FROM files f WHERE f.set_id = s.id) GROUP BY 1`,
     )
     .all();
-  const mediaChecked = db.prepare<[string], number>('SELECT 1 FROM stage_results WHERE stage = ? LIMIT 1').pluck().get(stage) !== undefined;
+  const mediaChecked = db.prepare<[string], number>('SELECT 1 FROM stage_results WHERE stage = (SELECT id FROM stages WHERE name = ?) LIMIT 1').pluck().get(stage) !== undefined;
   return {
     setsInDataset,
     quotaGroups: groups.map((g) => ({ value: g.value, label: g.label ?? g.value })).sort((a, b) => a.label.localeCompare(b.label)),

@@ -16,7 +16,8 @@
 import type { Subset } from '../subset';
 import type { EngineState, IndexFingerprint, ResearchFingerprint } from './head';
 import { readHeadRow, writeHeadRow } from './head-table';
-import type { FileEntry, LocalSet, ParticipantEntry, StageResult } from './records';
+import type { FileEntry, LocalSet, ParticipantEntry } from './records';
+import type { FileVersion } from './stage-results';
 import { SetStore, type RecordedFile } from './set-store';
 
 /** A set record as the store hands it out: read-only (an edit goes through an intent). */
@@ -58,7 +59,8 @@ export interface EngineStore {
   recordedFiles(): Generator<RecordedFile>;
   /** The records of `ids`, read fresh, with the stages' results attached (as all() yields them). */
   readWithResults(ids: readonly number[]): LocalSet[];
-  stageResult(stage: string, setId: number, path: string): StageResult | undefined;
+  /** `stage`'s result (its JSON) of this version of the file; undefined when it has none. */
+  stageResult(stage: string, file: FileVersion): string | undefined;
   setsOwingStage(stage: string): Array<[setId: number, files: number]>;
   /** Grows with every commit that wrote records (the dataset index's "nothing changed since" mark). */
   readonly changeCount: number;
@@ -82,7 +84,7 @@ export interface EngineStore {
   /** Records kept by an earlier layout, imported whole (state-migration.ts). */
   importRecords(records: Iterable<LocalSet>): void;
   /** What a stage learnt of one version of a file (opaque JSON: stages/). */
-  recordStageResult(stage: string, setId: number, path: string, result: StageResult): void;
+  recordStageResult(stage: string, file: FileVersion, json: string): void;
 
   // What happened to the head.
   addPending(id: number): void;
@@ -179,8 +181,8 @@ export class SqliteEngineStore implements EngineStore {
   readWithResults(ids: readonly number[]): LocalSet[] {
     return this.sets.readWithResults(ids);
   }
-  stageResult(stage: string, setId: number, path: string): StageResult | undefined {
-    return this.sets.stageResult(stage, setId, path);
+  stageResult(stage: string, file: FileVersion): string | undefined {
+    return this.sets.stageResult(stage, file);
   }
   setsOwingStage(stage: string): Array<[number, number]> {
     return this.sets.setsOwingStage(stage);
@@ -267,8 +269,8 @@ export class SqliteEngineStore implements EngineStore {
     });
   }
 
-  recordStageResult(stage: string, setId: number, path: string, result: StageResult): void {
-    this.sets.recordStageResult(stage, setId, path, result);
+  recordStageResult(stage: string, file: FileVersion, json: string): void {
+    this.sets.recordStageResult(stage, file, json);
   }
 
   private changeHead(change: (h: EngineState) => void): void {

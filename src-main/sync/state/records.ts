@@ -20,17 +20,10 @@ export interface FileEntry {
   updatedAt: string;
   downloadedAt: string;
   /**
-   * What the stages learnt of the file, by stage name (stage_results; opaque to the store): read
-   * with the records by SetStore.all() for the dataset files' writers, absent elsewhere.
+   * What the stages learnt of this version of the file, by stage name (stage_results: JSON only
+   * that stage reads): attached by SetStore.all() for the dataset files' writers, absent elsewhere.
    */
-  results?: Readonly<Record<string, StageResult>>;
-}
-
-/** A stage's result for one version of a file, as the store keeps it (state-db.ts stage_results): JSON only its stage reads. */
-export interface StageResult {
-  /** The version it is about: a result of another sha256 than the file's is stale. */
-  sha256: string;
-  json: string;
+  results?: Readonly<Record<string, string>>;
 }
 
 /**

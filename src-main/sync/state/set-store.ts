@@ -7,8 +7,8 @@
 import type Database from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { metaValue, openStateDb, setMeta } from './state-db';
-import { emptyLocalSet, recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, type StageResult, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
-import { StageResults } from './stage-results';
+import { emptyLocalSet, recordOfRow, recordWriter, type FileTuple, type LocalSet, type SetRow, FILE_COLUMNS, SET_COLUMNS, PAGE } from './records';
+import { StageResults, type FileVersion } from './stage-results';
 
 /** A recorded file as the disk check sees it (Destination's ExpectedObject): its key, size and stamp (entryStamp). */
 export interface RecordedFile {
@@ -174,14 +174,14 @@ export class SetStore {
     return sets;
   }
 
-  /** `stage`'s result for the file at `path` of set `setId` (any version: the caller compares its sha256); undefined when none. */
-  stageResult(stage: string, setId: number, path: string): StageResult | undefined {
-    return this.results.get(stage, setId, path);
+  /** `stage`'s result (its JSON) for this version of the file; undefined when it has none. */
+  stageResult(stage: string, file: FileVersion): string | undefined {
+    return this.results.get(stage, file);
   }
 
   /** Records what `stage` learnt of a version of a file; it reaches the disk with the next flush, in the same transaction as the records. */
-  recordStageResult(stage: string, setId: number, path: string, result: StageResult): void {
-    this.results.put(stage, setId, path, result);
+  recordStageResult(stage: string, file: FileVersion, json: string): void {
+    this.results.put(stage, file, json);
   }
 
   /** The set's record; undefined when unknown. */

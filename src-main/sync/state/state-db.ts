@@ -71,15 +71,18 @@ CREATE INDEX IF NOT EXISTS files_changed_run ON files (changed_run);
 CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, summary TEXT NOT NULL);
 -- The head state (head-table.ts): watermark, binding, subset, pending sets, the dataset files' fingerprints.
 CREATE TABLE IF NOT EXISTS head (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
--- What a stage (stages/) learnt of one version (sha256) of a file: opaque JSON only that stage reads.
--- A row of another sha256 than the file's is stale, never trusted; a file without a row owes the stage.
+-- The stages (stages/) by number: a stage's name is stored once.
+CREATE TABLE IF NOT EXISTS stages (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+-- What a stage learnt of one version of a file (its set, its id in the listing, the first 16 hex
+-- digits of its sha256): opaque JSON only that stage reads (stage-results.ts). A row of another
+-- version than the file's is stale, never trusted; a file without a row of its version owes the stage.
 CREATE TABLE IF NOT EXISTS stage_results (
-  stage TEXT NOT NULL,
+  stage INTEGER NOT NULL,
   set_id INTEGER NOT NULL,
-  path TEXT NOT NULL,
-  sha256 TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  version TEXT NOT NULL,
   json TEXT NOT NULL,
-  PRIMARY KEY (stage, set_id, path)
+  PRIMARY KEY (stage, set_id, file_id)
 ) WITHOUT ROWID;
 `;
 
@@ -92,10 +95,11 @@ function migrateFromSchema1(db: Database.Database): void {
   const hasMediaColumn = (db.prepare("SELECT count(*) FROM pragma_table_info('files') WHERE name = 'media'").pluck().get() as number) > 0;
   if (!hasMediaColumn) return;
   db.transaction(() => {
-    db.exec(`INSERT OR REPLACE INTO stage_results (stage, set_id, path, sha256, json)
-             SELECT 'media', set_id, path, json_extract(media, '$.sha256'), media FROM files
+    db.exec("INSERT OR IGNORE INTO stages (name) VALUES ('media')");
+    db.exec(`INSERT OR REPLACE INTO stage_results (stage, set_id, file_id, version, json)
+             SELECT (SELECT id FROM stages WHERE name = 'media'), set_id, file_id, substr(json_extract(media, '$.sha256'), 1, 16), media FROM files
              WHERE media IS NOT NULL AND json_valid(media) AND json_extract(media, '$.result') <> 'unprobed'
-               AND json_extract(media, '$.sha256') IS NOT NULL`);
+               AND json_extract(media, '$.sha256') = sha256`);
     db.exec('ALTER TABLE files DROP COLUMN media');
     setMeta(db, 'schema', 2);
   }).immediate();
