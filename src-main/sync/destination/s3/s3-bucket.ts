@@ -45,7 +45,7 @@ import { isCode, s3Error, statusOf, type Where } from './errors';
 import type { StorageStats } from '../../../../src-shared/sync-events';
 import { acquireBucketLock } from './lock';
 import { checkKey, checkPrefix } from '../key-rules';
-import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload, VERIFIED_DIR } from './upload';
+import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload } from './upload';
 
 export interface S3BucketOptions {
   /** Absent: the AWS SDK's default chain (environment, AWS_PROFILE, ~/.aws/credentials). */
@@ -375,11 +375,12 @@ export class S3Bucket implements Destination {
 
   /**
    * Aborts the multipart uploads under PREFIX/ that no upload record of this machine holds for
-   * resume, and removes verified bytes a killed sync kept for the media check (s3/upload.ts;
-   * called after this sync's probes ended).
+   * resume. It also removes the uploads/verified/ folder that older versions left on this machine
+   * (they kept a file's verified bytes there after its commit for the media check, which now reads
+   * them as they are hashed on their way up; a killed sync left them behind).
    */
   async cleanUp(): Promise<void> {
-    await fs.rm(path.join(this.uploadsDir, VERIFIED_DIR), { recursive: true, force: true }).catch(() => undefined);
+    await fs.rm(path.join(this.uploadsDir, 'verified'), { recursive: true, force: true }).catch(() => undefined);
     const keep = await heldUploadIds(this.uploadsDir);
     let keyMarker: string | undefined;
     let idMarker: string | undefined;

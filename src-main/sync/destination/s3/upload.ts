@@ -1,11 +1,11 @@
 // A resumable upload into a bucket (destination.ts, Upload). The bytes the engine writes are
 // staged in a local file under the destination's stateDir (a resume hashes the held bytes from
-// it; a later media check can read verified local bytes) and go up as multipart parts as soon as
-// a part is full, in the background (at most MAX_IN_FLIGHT parts: write() waits beyond that, so
-// the download never runs far ahead of the upload). Nothing is visible under the key until
-// commit(), which the engine calls only after the SHA-256 of every byte matched: a body of one
-// part or less goes up then as one PutObject; a larger one sends its last part and completes the
-// multipart upload (CreateMultipartUpload carries the user metadata sha256).
+// it) and go up as multipart parts as soon as a part is full, in the background (at most
+// MAX_IN_FLIGHT parts: write() waits beyond that, so the download never runs far ahead of the
+// upload). Nothing is visible under the key until commit(), which the engine calls only after
+// the SHA-256 of every byte matched: a body of one part or less goes up then as one PutObject; a
+// larger one sends its last part and completes the multipart upload (CreateMultipartUpload
+// carries the user metadata sha256).
 //
 // Integrity of what the store holds: Ceph 16 accepts a wrong x-amz-checksum-sha256 without a
 // word (measured: a PUT with the SHA-256 of other bytes returns 200 and HEAD shows no
@@ -19,16 +19,6 @@
 // upload id and the MD5 of every part sent; opening again lists the parts the store holds
 // (ListParts) and sends again only those it lacks. held = the staged bytes (all of them: the
 // tail not yet in a full part is sent with the next part, never downloaded again).
-//
-// The media check (media/media-stage.ts) probes the verified bytes of a bucket's file here, on
-// this machine, not the object: commit({ keepLocal }) moves the staged file aside into
-// uploads/verified/ (a rename in the same folder tree: no copy) instead of removing it, and
-// hands it back as LocalBytes; the media stage removes it once its probe ended. So the
-// transfer slot is free as soon as the object is committed (the probe runs on the stage's own
-// pool, later), and the bytes probed are exactly the ones hashed and uploaded. The file is
-// moved out of the staged name so that a new upload under the same resume key (the same file
-// fetched again) never truncates bytes being probed. Files a killed sync left there are
-// removed by cleanUp() (s3-bucket.ts) at the end of the next clean sync, after its probes.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -41,7 +31,7 @@ import {
   UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { DestinationError, type ExpectedBody, type LocalBytes, type ObjectInfo, type Upload } from '../destination';
+import { DestinationError, type ExpectedBody, type ObjectInfo, type Upload } from '../destination';
 import { isCode, s3Error, type Where } from './errors';
 
 /** 8 MiB: above S3's 5 MiB minimum, few requests, little memory (MAX_IN_FLIGHT buffers). */
@@ -78,9 +68,6 @@ interface UploadRecord {
   /** Part number -> MD5 (hex) of the part we sent. */
   parts: Record<string, string>;
 }
-
-/** The folder (under the uploads folder) of verified bytes kept for the media check. */
-export const VERIFIED_DIR = 'verified';
 
 /** A file name for a resume key (validated ids and a hash: used as is when it is a safe name). */
 export function stagedName(resumeKey: string): string {
@@ -358,7 +345,7 @@ class S3Upload implements Upload {
     await this.saveRecord();
   }
 
-  async commit(options?: { keepLocal?: boolean }): Promise<ObjectInfo & { local?: LocalBytes }> {
+  async commit(): Promise<ObjectInfo> {
     await this.settle();
     if (this.failure) throw this.failure;
     if (this.written !== this.expect.size) {
@@ -381,22 +368,8 @@ class S3Upload implements Upload {
     if (!info || info.size !== this.expect.size || info.sha256 !== this.expect.sha256) {
       throw new DestinationError('io', `Upload of ${this.key}: the stored object does not show the size and sha256 just sent.`);
     }
-    const local = await this.removeLocal(options?.keepLocal === true);
-    return local ? { ...info, local } : info;
-  }
-
-  /** Moves the staged bytes out of the staged name for the media check (see the header); undefined when that fails (the file is then simply not probed). */
-  private async setAside(): Promise<LocalBytes | undefined> {
-    const dir = path.join(this.ctx.dir, VERIFIED_DIR);
-    const kept = path.join(dir, `${path.basename(this.stagedFile, '.part')}-${randomBytes(4).toString('hex')}`);
-    try {
-      await fs.mkdir(dir, { recursive: true });
-      await fs.rename(this.stagedFile, kept);
-    } catch {
-      return undefined;
-    }
-    let released: Promise<void> | undefined;
-    return { path: kept, release: () => (released ??= fs.rm(kept, { force: true }).catch(() => undefined)) };
+    await this.removeLocal();
+    return info;
   }
 
   /** The object as stored when the store's ETag is the MD5 just sent; null when it says nothing usable (then commit asks with a HEAD). */
@@ -454,15 +427,13 @@ class S3Upload implements Upload {
     }
   }
 
-  /** Closes and removes the staged file and its record; `keep`: the staged bytes are set aside instead (closed first, so a rename works on Windows too). */
-  private async removeLocal(keep = false): Promise<LocalBytes | undefined> {
+  /** Closes and removes the staged file and its record. */
+  private async removeLocal(): Promise<void> {
     this.closed = true;
     await this.handle?.close().catch(() => undefined);
     this.handle = null;
     await fs.rm(this.recordFile, { force: true });
-    const local = keep ? await this.setAside() : undefined;
-    if (!local) await fs.rm(this.stagedFile, { force: true });
-    return local;
+    await fs.rm(this.stagedFile, { force: true });
   }
 
   async close(): Promise<void> {
