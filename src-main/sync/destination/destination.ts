@@ -86,11 +86,8 @@ export interface Upload {
    * Makes the bytes written visible under the key, atomically (a folder: rename after the
    * escape checks; a bucket: complete the multipart upload or PUT, with user metadata sha256).
    * Resolves with the committed object's info (its stamp is what the engine records).
-   * `keepLocal`: a destination without a localRoot (a bucket) hands back the verified bytes it
-   * staged on this machine (`local`) instead of removing them, for the media check; a folder
-   * ignores it (its files are local already).
    */
-  commit(options?: { keepLocal?: boolean }): Promise<ObjectInfo & { local?: LocalBytes }>;
+  commit(): Promise<ObjectInfo>;
   /**
    * Optional: true when commit() only writes to this machine's disk (a folder's upload), so it
    * needs no network: the engine lets the next download start while it commits. Absent: the
@@ -101,16 +98,6 @@ export interface Upload {
   close(): Promise<void>;
   /** Lets go and removes the bytes held (the file was given up). */
   discard(): Promise<void>;
-}
-
-/**
- * Verified bytes of a committed object kept on this machine (a bucket's staged file, set aside
- * by commit): read them at `path` until release(), which removes them (called once; calling it
- * again does nothing). Left behind by a killed sync, they are removed by the next clean one.
- */
-export interface LocalBytes {
-  readonly path: string;
-  release(): Promise<void>;
 }
 
 /** A recorded object the engine expects to find (disk check; docs/contracts.md §4). */

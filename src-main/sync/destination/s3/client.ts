@@ -1,15 +1,25 @@
 // The S3 client for a bucket destination: the AWS SDK v3 with its conventions (the default
 // credential chain when the app gives no keys, AWS_REGION...), bounded timeouts, and checksums
-// only where an operation requires them.
+// only where an operation requires them; and the count of the requests it sends (the summary's
+// `storage`).
 import { Agent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
+import type { StorageStats } from '../../../../src-shared/sync-events';
 import { proxySettingsFromEnv, trustedCertificates } from '../../../api/dispatcher';
 import { registeredSystemProxy } from '../../../api/system-proxy';
 import type { BucketCredentials } from '../destination';
+import type { Where } from './errors';
 import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './naming';
 import { ProxiedRequestHandler } from './proxied-handler';
 
 export { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './naming';
+
+/** A bucket as one destination's requests reach it: the client, the bucket's name, and how messages name them. */
+export interface BucketTarget {
+  client: S3Client;
+  bucket: string;
+  where: Where;
+}
 
 const CONNECTION_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -47,10 +57,33 @@ export function makeS3Client(spec: BucketSpec, credentials?: BucketCredentials):
     ...(credentials ? { credentials } : {}),
     // The SDK's default (since 3.729) adds a CRC32 to every upload, as an aws-chunked trailer
     // on streamed bodies, which Ceph 16 and other S3-compatible stores do not understand. The
-    // integrity of what is stored is checked with Content-MD5 instead (s3-upload.ts).
+    // integrity of what is stored is checked with Content-MD5 instead (upload.ts).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 4,
     requestHandler: requestHandler(spec),
   });
+}
+
+/**
+ * Counts every request the client sends (retries included), for the summary's `storage` and the
+ * no-op benchmark: the counts grow in the object returned.
+ */
+export function countRequests(client: S3Client): StorageStats {
+  const counted: StorageStats = { requests: 0, listRequests: 0, bytesUploaded: 0, bytesDownloaded: 0 };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      counted.requests++;
+      if (context.commandName === 'ListObjectsV2Command') counted.listRequests++;
+      const request = args.request as { method?: string; headers?: Record<string, string> };
+      const sent = Number(request.headers?.['content-length'] ?? 0);
+      if ((request.method === 'PUT' || request.method === 'POST') && Number.isFinite(sent)) counted.bytesUploaded += sent;
+      const result = await next(args);
+      const response = result.response as { headers?: Record<string, string> };
+      if (context.commandName === 'GetObjectCommand') counted.bytesDownloaded += Number(response.headers?.['content-length'] ?? 0) || 0;
+      return result;
+    },
+    { step: 'finalizeRequest', name: 'datasetSyncRequestCount' },
+  );
+  return counted;
 }

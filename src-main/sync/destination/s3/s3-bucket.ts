@@ -1,7 +1,8 @@
 // A dataset in an S3-compatible bucket (issue 20; docs/contracts.md §2 "Object storage"): every key of
 // destination.ts becomes the object PREFIX/key (the bucket backend, backend.ts). The S3 details
-// live beside it in s3/: the client (client.ts), errors in words (errors.ts), resumable multipart
-// uploads staged locally (upload.ts) and the lock object (lock.ts).
+// live beside it in s3/: the client and its request count (client.ts), errors in words
+// (errors.ts), resumable multipart uploads staged locally (upload.ts and the modules it names,
+// commit.ts aborting the ones a killed sync left open) and the lock object (lock.ts).
 //
 // Measured on Ceph 16.2.15 RGW (test/destination/s3-bucket.test.ts): `If-None-Match: *` on PUT
 // is honoured (412), Content-MD5 is checked (400 BadDigest), x-amz-checksum-sha256 is NOT
@@ -12,12 +13,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand,
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
@@ -37,7 +36,9 @@ import {
   type ReadOptions,
   type Upload,
 } from '../destination';
-import { makeS3Client } from './client';
+import { countRequests, makeS3Client, type BucketTarget } from './client';
+import { abortUploadsExcept } from './commit';
+import { unquote } from './etag';
 import { bucketLabel, defaultBucketStateDir, type BucketSpec } from './naming';
 
 export { bucketLabel, defaultBucketStateDir } from './naming';
@@ -45,7 +46,8 @@ import { isCode, s3Error, statusOf, type Where } from './errors';
 import type { StorageStats } from '../../../../src-shared/sync-events';
 import { acquireBucketLock } from './lock';
 import { checkKey, checkPrefix } from '../key-rules';
-import { DEFAULT_PART_SIZE, heldUploadIds, openS3Upload, VERIFIED_DIR } from './upload';
+import { heldUploadIds } from './staged-file';
+import { DEFAULT_PART_SIZE, openS3Upload } from './upload';
 
 export interface S3BucketOptions {
   /** Absent: the AWS SDK's default chain (environment, AWS_PROFILE, ~/.aws/credentials). */
@@ -63,10 +65,6 @@ export interface S3BucketOptions {
 /** The key of the lock object under PREFIX. */
 export const LOCK_KEY = '.dataset-sync/lock';
 const PAGE = 1000;
-
-function unquote(etag: string | undefined): string {
-  return (etag ?? '').replace(/^"|"$/g, '');
-}
 
 function validSha256(v: string | undefined): string | undefined {
   return v !== undefined && /^[0-9a-f]{64}$/.test(v) ? v : undefined;
@@ -94,29 +92,11 @@ export class S3Bucket implements Destination {
     this.where = { endpoint: spec.endpoint ?? 'AWS S3', bucket: spec.bucket };
     this.root = `${spec.prefix}/`;
     this.partSize = options.partSize ?? DEFAULT_PART_SIZE;
-    this.countRequests();
+    this.counted = countRequests(this.client);
   }
 
-  private readonly counted: StorageStats = { requests: 0, listRequests: 0, bytesUploaded: 0, bytesDownloaded: 0 };
-
-  /** Every request the SDK sends (retries included), for the summary's `storage` and the no-op benchmark. */
-  private countRequests(): void {
-    const counted = this.counted;
-    this.client.middlewareStack.add(
-      (next, context) => async (args) => {
-        counted.requests++;
-        if (context.commandName === 'ListObjectsV2Command') counted.listRequests++;
-        const request = args.request as { method?: string; headers?: Record<string, string> };
-        const sent = Number(request.headers?.['content-length'] ?? 0);
-        if ((request.method === 'PUT' || request.method === 'POST') && Number.isFinite(sent)) counted.bytesUploaded += sent;
-        const result = await next(args);
-        const response = result.response as { headers?: Record<string, string> };
-        if (context.commandName === 'GetObjectCommand') counted.bytesDownloaded += Number(response.headers?.['content-length'] ?? 0) || 0;
-        return result;
-      },
-      { step: 'finalizeRequest', name: 'datasetSyncRequestCount' },
-    );
-  }
+  /** Every request the SDK sent so far (retries included), for the summary's `storage` and the no-op benchmark. */
+  private readonly counted: StorageStats;
 
   stats(): StorageStats {
     return { ...this.counted };
@@ -129,6 +109,11 @@ export class S3Bucket implements Destination {
 
   private fail(e: unknown, doing: string): DestinationError {
     return s3Error(e, this.where, doing);
+  }
+
+  /** The bucket as upload.ts and commit.ts reach it. */
+  private get target(): BucketTarget {
+    return { client: this.client, bucket: this.spec.bucket, where: this.where };
   }
 
   private get uploadsDir(): string {
@@ -331,7 +316,7 @@ export class S3Bucket implements Destination {
   async openUpload(key: string, expect: ExpectedBody): Promise<Upload> {
     const objectKey = this.objectKey(key);
     return openS3Upload(
-      { client: this.client, bucket: this.spec.bucket, where: this.where, dir: this.uploadsDir, partSize: this.partSize, stat: (k) => this.stat(k) },
+      { ...this.target, dir: this.uploadsDir, partSize: this.partSize, stat: (k) => this.stat(k) },
       objectKey,
       key,
       expect,
@@ -375,30 +360,15 @@ export class S3Bucket implements Destination {
 
   /**
    * Aborts the multipart uploads under PREFIX/ that no upload record of this machine holds for
-   * resume, and removes verified bytes a killed sync kept for the media check (s3/upload.ts;
-   * called after this sync's probes ended).
+   * resume. It also removes the uploads/verified/ folder that older versions left on this machine
+   * (they kept a file's verified bytes there after its commit for the media check, which now reads
+   * them as they are hashed on their way up; a killed sync left them behind).
    */
   async cleanUp(): Promise<void> {
-    await fs.rm(path.join(this.uploadsDir, VERIFIED_DIR), { recursive: true, force: true }).catch(() => undefined);
+    await fs.rm(path.join(this.uploadsDir, 'verified'), { recursive: true, force: true }).catch(() => undefined);
     const keep = await heldUploadIds(this.uploadsDir);
-    let keyMarker: string | undefined;
-    let idMarker: string | undefined;
     try {
-      do {
-        const page = await this.client.send(
-          new ListMultipartUploadsCommand({ Bucket: this.spec.bucket, Prefix: this.root, KeyMarker: keyMarker, UploadIdMarker: idMarker }),
-        );
-        for (const u of page.Uploads ?? []) {
-          if (!u.Key || !u.UploadId || keep.has(u.UploadId)) continue;
-          try {
-            await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.spec.bucket, Key: u.Key, UploadId: u.UploadId }));
-          } catch (e) {
-            if (!isCode(e, 'NoSuchUpload')) throw e;
-          }
-        }
-        keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-        idMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
-      } while (keyMarker);
+      await abortUploadsExcept(this.target, this.root, keep);
     } catch (e) {
       throw this.fail(e, `clean up unfinished uploads in ${this.label}`);
     }
