@@ -31,25 +31,11 @@ import type {
 import { copyThenRemove, DestinationError } from '../destination';
 import { checkKey, checkPrefix } from '../key-rules';
 import { ensureConsentsDir, resolveConsentsDir } from './consents-dir';
-import {
-  freeSpaceOf,
-  keyPath,
-  listKeys,
-  moveKey,
-  removeTree,
-  peekTextKey,
-  presenceProblems,
-  lstatOnWriterThread,
-  readKey,
-  readTextKey,
-  removeKey,
-  statKey,
-  verifiedFile,
-  writeAtomicFile,
-  extendAtomicFile,
-  copyForExtension,
-  type ExtensionCopy,
-} from './folder-files';
+import { extendAtomicFile, WarmCopies, writeAtomicFile } from './atomic-writes';
+import { keyPath, peekTextKey, readKey, readTextKey, statKey, verifiedFile } from './key-reads';
+import { listKeys } from './key-listing';
+import { freeSpaceOf, moveKey, removeKey, removeTree } from './key-moves';
+import { lstatOnWriterThread, presenceProblems } from './presence-check';
 import { FolderChecks } from './folder-checks';
 import { acquireLock } from './lock';
 import { fileWriter, fileWriterWanted, type FileWriter } from './file-writer';
@@ -61,7 +47,7 @@ import { HeldParts, linkedAfterRename, LocalUpload, whereLinkLeads } from './par
 import { ensureRealDir, prepareDatasetFolder, realPathNow, resetScratchDir, unsafeFolderError } from './safe-dirs';
 import { partialDir, replacedDir, scratchDir, STATE_DIR } from '../../layout';
 
-export { LINKED_STAMP, NOT_REGULAR_STAMP } from './folder-files';
+export { LINKED_STAMP, NOT_REGULAR_STAMP } from './key-reads';
 
 export interface LocalFolderOptions {
   /** The consents role: `dataset` is the dataset folder's path, which this folder must not be or be inside (null: the dataset is in a bucket). */
@@ -106,7 +92,7 @@ export class LocalFolder implements Destination {
   /** The removal of the versions earlier syncs kept in replaced/, begun when the lock is taken. */
   private removingReplaced: Promise<void> = Promise.resolve();
   /** Copies begun by warmExtensions, by key, not yet taken by extendAtomic. */
-  private readonly warmCopies = new Map<string, Promise<ExtensionCopy | null>>();
+  private readonly warmCopies = new WarmCopies();
   /** Whether small files go through the file writer thread: decided when the folder is opened (DATASET_SYNC_FILE_WRITER=off turns it off), not read from the environment per file. */
   private readonly writerWanted = fileWriterWanted();
 
@@ -171,7 +157,7 @@ export class LocalFolder implements Destination {
     };
   }
 
-  /** See statKey (folder-files.ts): a link, FIFO or folder at the key, or a link on its way, has a stamp that never matches. */
+  /** See statKey (key-reads.ts): a link, FIFO or folder at the key, or a link on its way, has a stamp that never matches. */
   async stat(key: string): Promise<ObjectInfo | null> {
     checkKey(key);
     return statKey(this.root, key);
@@ -244,32 +230,17 @@ export class LocalFolder implements Destination {
   async extendAtomic(key: string, expect: { size: number; stamp: string }, tail: string | Buffer, keep?: number): Promise<ObjectInfo | null> {
     checkKey(key);
     if (this.consentsRole) return null; // consent records are written whole
-    const warm = this.warmCopies.get(key);
-    this.warmCopies.delete(key);
+    const warm = this.warmCopies.take(key);
     // The versions the last sync kept go first: a copy never needs room they still hold.
     await this.removingReplaced;
     const st = await extendAtomicFile(keyPath(this.root, key), expect, tail, 0o644, this.scratch, keep, warm && (await warm), this.replaced);
     return st === null ? null : { key, size: st.size, stamp: String(st.mtimeMs) };
   }
 
-  /**
-   * Copies the files at `keys` into tmp/ for extendAtomic, one after the other (in the order the
-   * end of a sync extends them) and after the removal of the versions the last sync kept, while
-   * the sync goes on: at a million files the five index files are 776 MB, and their copies took
-   * most of the end of a sync that brings 10 new sets (croissant.json's 355 MB alone 0.75-0.9 s
-   * here, nearly all of it the kernel's memcpy). extendAtomic takes a copy only if the file it
-   * copied is still the one expected, unchanged; otherwise it copies again.
-   */
+  /** Copies the files at `keys` into tmp/ for extendAtomic, after the removal of what replaced/ holds, while the sync goes on (atomic-writes.ts WarmCopies). */
   warmExtensions(keys: readonly string[]): void {
     if (this.consentsRole) return;
-    let previous: Promise<unknown> = this.removingReplaced;
-    for (const key of keys) {
-      checkKey(key);
-      if (this.warmCopies.has(key)) continue;
-      const copy = previous.then(() => copyForExtension(keyPath(this.root, key), this.scratch)).catch(() => null);
-      this.warmCopies.set(key, copy);
-      previous = copy;
-    }
+    this.warmCopies.begin(this.root, keys, this.scratch, this.removingReplaced);
   }
 
   async remove(key: string): Promise<void> {
@@ -366,11 +337,7 @@ export class LocalFolder implements Destination {
   async close(): Promise<void> {
     this.checkedDirs.clear();
     this.madeDirs.clear();
-    // Copies no extension took (the sync wrote the file whole, or stopped first): removed now, not
-    // left for the next sync's lock, since they may be hundreds of MB.
-    const unused = [...this.warmCopies.values()];
-    this.warmCopies.clear();
-    for (const copy of await Promise.all(unused)) if (copy) await removeTree(copy.tmp).catch(() => undefined);
+    await this.warmCopies.removeUnused(); // copies no extension took: hundreds of MB, not left for the next sync
   }
 
   /** DEST's real path: resolved by prepare, or once here when an upload comes first. */
