@@ -46,7 +46,7 @@ export interface ReadLimits {
  * with overflow 'truncate', keeps the first `limit` bytes and says the body is complete. The stall
  * rule is judged as each chunk arrives: a window that brought less than MIN_BYTES_PER_SECOND per
  * second fails the body (BodyTooSlowError); a body that goes silent is ended by the client's body
- * timeout, which has the same window (transfer.ts judges file bodies the same way).
+ * timeout, which has the same window (transfer/body-sinks.ts and part-sink.ts judge file bodies the same way).
  */
 export class BodyCollector {
   private readonly chunks: Buffer[] = [];

@@ -41,7 +41,7 @@ describe('per-file retry budget', () => {
   it('size_bytes one smaller than the body: each body is cut as oversize, and the file fails after 3 with no bytes kept', { timeout: 60_000 }, async () => {
     const { svc } = env;
     const page = await servedPage(svc);
-    // A small file: its first attempt is received whole (transfer.ts WholeBodySink), so that receiver's size check judges it.
+    // A small file: its first attempt is received whole (transfer/body-sinks.ts WholeBodySink), so that receiver's size check judges it.
     const lying = page.sets[1]!.files[0]!;
     lying.size_bytes -= 1;
     await svc.admin.addFault({ path: '/sets$' }, { type: 'body', body: JSON.stringify(page) });

@@ -76,7 +76,7 @@ describe('no-op syncs skip identical index rewrites', () => {
 });
 
 describe('large files (coalesced writes, back-pressure)', () => {
-  // Above the 1 MiB small-file threshold and the 4 MiB pause threshold of transfer.ts; odd size on purpose.
+  // Above the 1 MiB small-file threshold and the 4 MiB pause threshold of transfer/part-sink.ts; odd size on purpose.
   const env = useService({ sets: 1, fileSize: 5 * 1024 * 1024 + 3, slots: 1 });
 
   it('downloads, verifies and resumes a cut transfer at the held offset', async () => {

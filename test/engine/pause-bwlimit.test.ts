@@ -183,7 +183,7 @@ describe('bandwidth limit', () => {
   });
 });
 
-// Small files are received whole before they are written (transfer.ts WholeBodySink): the same
+// Small files are received whole before they are written (transfer/body-sinks.ts WholeBodySink): the same
 // cap and the same stall rule hold for them, judged as each chunk arrives instead of by a timer.
 describe('bandwidth limit, small files received whole', () => {
   const small = useService({ sets: 8, fileSize: 128 * 1024, slots: 1, seed: 32 });

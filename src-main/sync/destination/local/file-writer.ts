@@ -14,7 +14,7 @@
 // would reach them only after those anyway, and one message then carries what several turns
 // asked (a first sync at 10,000 sets: 5,500-6,200 messages instead of 13,800-19,900).
 //
-// The same thread answers batches of lstat calls (the disk check, folder-files.ts presenceProblems):
+// The same thread answers batches of lstat calls (the disk check, presence-check.ts presenceProblems):
 // through the thread pool each path cost the event loop about 8 us (the request, its callback, a
 // Stats object with its Dates: 0.42 s for a no-op's 50,000 paths at 10,000 sets) besides the
 // pool's wake-ups; here a batch is one message each way.

@@ -1,6 +1,6 @@
 // The folder's Upload (destination.ts): a download's bytes go to a .part file under
 // DEST/.dataset-sync/partial named by the resume key, and reach their final name only by rename
-// after the engine found the SHA-256 right (transfer.ts). Moved here from transfer.ts with the
+// after the engine found the SHA-256 right (transfer/). Moved here from transfer.ts with the
 // part-file calls it held; what it guarantees is unchanged:
 // - the part file is opened once per attempt with O_NOFOLLOW: a planted symlink (or folder, FIFO)
 //   in its place is removed, never followed; its size is what a resume holds;

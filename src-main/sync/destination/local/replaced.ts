@@ -1,7 +1,7 @@
 // The previous versions of the dataset's index files, kept until the next sync (issue #21).
 //
 // A sync extends manifest.csv, SHA256SUMS, media.csv, participants.csv and croissant.json by a
-// copy, the new rows and a rename over the old file (folder-files.ts extendAtomicFile): 776 MB of
+// copy, the new rows and a rename over the old file (atomic-writes.ts extendAtomicFile): 776 MB of
 // old files at a million files. The rename drops the old file's last link, so the file system
 // frees its blocks right then; on a file system mounted with `discard` (this machine's ext4) the
 // rename waits while the device discards them, and the state's next fsync waits behind it (68
