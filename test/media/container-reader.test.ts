@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaProbe } from '../../src-shared/delivery-api';
 import { createContainerReader, probeBuffer, probeFile, type HeaderProbe, type OpenFile } from '../../src-main/sync/media/container/container-reader';
-import { toolPresent } from '../support/media-tools';
+import { ffprobeVideo, toolPresent } from '../support/media-tools';
 
 const mediaDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src-service/media');
 const clips = (JSON.parse(readFileSync(path.join(mediaDir, 'clips.json'), 'utf8')) as { clips: Array<MediaProbe & { file: string }> }).clips;
@@ -352,16 +352,6 @@ const VARIANTS: Variant[] = [
   { file: 'mp3-longer.avi', args: [...src(), '-f', 'lavfi', '-i', 'sine=duration=3', '-c:v', 'mpeg4', '-c:a', 'libmp3lame'], needs: has('libmp3lame') },
 ];
 
-/** ffprobe's answer as prober.ts parseProbe reads it; duration null where ffprobe says N/A. */
-async function ffprobe(file: string): Promise<Omit<MediaProbe, 'duration'> & { duration: number | null }> {
-  const { stdout } = await promisify(execFile)('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,width,height,r_frame_rate:format=duration', '-of', 'json', file]);
-  const out = JSON.parse(stdout) as { streams?: Array<{ codec_type?: string; codec_name?: string; width?: number; height?: number; r_frame_rate?: string }>; format?: { duration?: string } };
-  const video = out.streams?.find((s) => s.codec_type === 'video');
-  const [num, den] = (video?.r_frame_rate ?? '0/1').split('/').map(Number) as [number, number];
-  const duration = Number(out.format?.duration);
-  return { width: video?.width ?? 0, height: video?.height ?? 0, fps: Math.round((num / (den || 1)) * 1000) / 1000, duration: Number.isFinite(duration) ? Math.round(duration * 1000) / 1000 : null, codec: video?.codec_name ?? '' };
-}
-
 describe('variants made by ffmpeg, against ffprobe', () => {
   let dir: string;
   const made = new Map<string, Promise<void>>();
@@ -394,7 +384,7 @@ describe('variants made by ffmpeg, against ffprobe', () => {
     it.skipIf(skip !== '')(`reads ${v.file} as ffprobe does${skip}`, async () => {
       await made.get(v.file);
       const file = path.join(dir, v.file);
-      const want = await ffprobe(file);
+      const want = await ffprobeVideo(file);
       // ffprobe gives no duration for a WebM without one (a browser's): the reader's is the span of the frames, checked against the length made.
       if (v.nominalDuration !== undefined && want.duration === null) want.duration = v.nominalDuration;
       expect(want.duration, `ffprobe's duration of ${v.file}`).not.toBeNull();

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getBytes, getJson, sha256, startTestService, walkSets, type ApiCollectionDetail, type ApiFile, type TestService } from './support';
-import { toolPresent } from '../support/media-tools';
+import { ffprobeVideo, toolPresent } from '../support/media-tools';
 
 const MEDIA_DIR = fileURLToPath(new URL('../../src-service/media/', import.meta.url));
 const hasFfprobe = toolPresent('ffprobe');
@@ -19,38 +19,11 @@ const hasFile = spawnSync('file', ['--version']).status === 0;
 const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
 const NO_FILE = 'file(1) is not installed (apt-get install file)';
 
-interface Probed {
-  width: number;
-  height: number;
-  fps: number;
-  duration: number;
-  codec: string;
-  formatName: string;
-}
-
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => execFile(cmd, args, (error, stdout, stderr) => (error ? reject(new Error(`${cmd}: ${stderr || error.message}`)) : resolve(stdout))));
 }
 
 /** What ffprobe says of a file, in the listing's terms (fps from r_frame_rate, duration of the container). */
-async function ffprobe(file: string): Promise<Probed> {
-  const out = JSON.parse(await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,width,height,r_frame_rate:format=duration,format_name', '-of', 'json', file])) as {
-    streams: Array<{ codec_type: string; codec_name: string; width: number; height: number; r_frame_rate: string }>;
-    format: { duration: string; format_name: string };
-  };
-  const video = out.streams.find((s) => s.codec_type === 'video');
-  if (!video) throw new Error(`${file}: no video stream`);
-  const [num, den] = video.r_frame_rate.split('/').map(Number) as [number, number];
-  return {
-    width: video.width,
-    height: video.height,
-    fps: Math.round((num / den) * 1000) / 1000,
-    duration: Math.round(Number(out.format.duration) * 1000) / 1000,
-    codec: video.codec_name,
-    formatName: out.format.format_name,
-  };
-}
-
 /** A generous bound for tests that run ffprobe many times on a loaded machine (never a timing assertion). */
 const PROBE_TIMEOUT_MS = 300_000;
 
@@ -131,7 +104,7 @@ describe('shipped clips', () => {
   it.skipIf(!hasFfprobe)(`ffprobe says of every clip what clips.json says (${hasFfprobe ? 'ffprobe present' : NO_FFPROBE})`, { timeout: PROBE_TIMEOUT_MS }, async () => {
     const sidecar = JSON.parse(await fs.readFile(path.join(MEDIA_DIR, 'clips.json'), 'utf8')) as { clips: Array<{ file: string; width: number; height: number; fps: number; duration: number; codec: string }> };
     await inBatches(sidecar.clips, async (c) => {
-      const { formatName: _ignored, ...probed } = await ffprobe(path.join(MEDIA_DIR, c.file));
+      const { formatName: _ignored, ...probed } = await ffprobeVideo(path.join(MEDIA_DIR, c.file));
       expect({ file: c.file, ...probed }).toEqual({ file: c.file, width: c.width, height: c.height, fps: c.fps, duration: c.duration, codec: c.codec });
     });
   });
@@ -162,7 +135,7 @@ describe('served videos', () => {
     const distinct = [...new Map(files.map((f) => [`${f.content_type} ${JSON.stringify(f.media)}`, f])).values()];
     expect(distinct.length).toBeGreaterThan(1);
     await inBatches(distinct, async (f) => {
-      const { formatName, ...probed } = await ffprobe(await fetchFile(f));
+      const { formatName, ...probed } = await ffprobeVideo(await fetchFile(f));
       expect({ file: f.filename, ...probed }).toEqual({ file: f.filename, ...f.media });
       expect(formatName).toContain('mp4');
     });
@@ -194,7 +167,7 @@ describe('served videos', () => {
     expect(edited.size_bytes).toBe(before.size_bytes);
     expect(edited.media).toEqual(before.media);
     const file = await fetchFile(edited);
-    if (hasFfprobe) expect((await ffprobe(file)).width).toBe(before.media.width);
+    if (hasFfprobe) expect((await ffprobeVideo(file)).width).toBe(before.media.width);
   });
 });
 
@@ -215,7 +188,7 @@ describe('media fault switches', () => {
       expect(file.sha256).not.toBe(listedBefore.sha256);
       const local = await fetchFile(file);
       if (hasFfprobe) {
-        const { formatName: _f, ...probed } = await ffprobe(local);
+        const { formatName: _f, ...probed } = await ffprobeVideo(local);
         expect(probed).toEqual(file.media);
       }
       if (kind === 'wrong_format') expect([path.extname(file.filename), file.content_type]).toEqual(['.avi', 'video/x-msvideo']);
@@ -238,11 +211,11 @@ describe('media fault switches', () => {
     expect(Date.parse(updatedAt)).toBeGreaterThan(Date.parse(target.updated_at));
     expect(lying.sha256).toBe(original.sha256);
     expect([lying.media.width, lying.media.height]).toEqual([1920, 1080]);
-    if (hasFfprobe) expect((await ffprobe(await fetchFile(lying))).width).toBe(original.media.width);
+    if (hasFfprobe) expect((await ffprobeVideo(await fetchFile(lying))).width).toBe(original.media.width);
 
     const codec = await svc.admin.addMediaFault('wrong_codec', { set_id: target.id, slot_index: 3 });
     const { file: wrong } = await fileById(codec.file_id);
-    if (hasFfprobe) expect((await ffprobe(await fetchFile(wrong))).codec).not.toBe(wrong.media.codec);
+    if (hasFfprobe) expect((await ffprobeVideo(await fetchFile(wrong))).codec).not.toBe(wrong.media.codec);
     expect(wrong.media.codec).toMatch(/^(hevc|h264)$/);
 
     expect((await svc.admin.listMediaFaults()).map((e) => e.kind)).toEqual(['listing_lies', 'wrong_codec']);

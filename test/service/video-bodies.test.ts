@@ -5,7 +5,6 @@
 // write them) and the stamp in a trailing `free` box; without ffmpeg, a demo clip padded the
 // same way. Checks that need ffmpeg or ffprobe skip, saying why, when they are absent.
 
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,35 +13,13 @@ import { startReferenceService } from '../../src-service/index';
 import { sharedClipLibrary } from '../../src-service/clips';
 import { clipHashState, stampBox, videoClipFor, writeVideoBody, VIDEO_BODY_MIN_SIZE, VIDEO_STAMP_MIN } from '../../src-service/video-bodies';
 import { getBytes, sha256, startTestService, walkSets, type TestService } from './support';
-import { toolPresent } from '../support/media-tools';
+import { ffprobeVideo, toolPresent } from '../support/media-tools';
 
 const hasFfmpeg = toolPresent('ffmpeg');
 const hasFfprobe = toolPresent('ffprobe');
 const NO_TOOLS = 'ffmpeg and ffprobe are not both installed (apt-get install ffmpeg)';
 const NO_FFPROBE = 'ffprobe is not installed (apt-get install ffmpeg)';
 const SIZE = 256 * 1024;
-
-interface Probed {
-  width: number;
-  height: number;
-  fps: number;
-  duration: number;
-  codec: string;
-  formatName: string;
-}
-
-function ffprobe(file: string): Promise<Probed> {
-  return new Promise((resolve, reject) =>
-    execFile('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,width,height,r_frame_rate:format=duration,format_name', '-of', 'json', file], (error, stdout, stderr) => {
-      if (error) return reject(new Error(`ffprobe ${file}: ${stderr || error.message}`));
-      const out = JSON.parse(stdout) as { streams: Array<{ codec_name: string; width: number; height: number; r_frame_rate: string }>; format: { duration: string; format_name: string } };
-      const v = out.streams[0];
-      if (!v) return reject(new Error(`${file}: no video stream`));
-      const [num, den] = v.r_frame_rate.split('/').map(Number) as [number, number];
-      resolve({ width: v.width, height: v.height, fps: Math.round((num / den) * 1000) / 1000, duration: Math.round(Number(out.format.duration) * 1000) / 1000, codec: v.codec_name, formatName: out.format.format_name });
-    }),
-  );
-}
 
 /** The top-level boxes of an MP4, in order: type, offset and size. */
 function topLevelBoxes(data: Buffer): Array<{ type: string; at: number; size: number }> {
@@ -131,10 +108,10 @@ describe.skipIf(!hasFfmpeg || !hasFfprobe)(`served video bodies (${hasFfmpeg && 
     for (const f of [files[0]!, files.at(-1)!]) {
       const file = path.join(work, f.filename);
       await fs.writeFile(file, (await getBytes(f.url, svc.mainKey)).body);
-      const probed = await ffprobe(file);
+      const probed = await ffprobeVideo(file);
       expect(probed.formatName).toContain('mp4');
       expect(probed).toMatchObject({ codec: 'h264', width: f.media.width, height: f.media.height, fps: f.media.fps });
-      expect(Math.abs(probed.duration - f.media.duration)).toBeLessThanOrEqual(0.1);
+      expect(Math.abs((probed.duration ?? NaN) - f.media.duration)).toBeLessThanOrEqual(0.1);
     }
   });
 
@@ -166,7 +143,7 @@ describe.skipIf(!hasFfprobe)(`without ffmpeg (${hasFfprobe ? 'ffprobe present' :
       expect(bytes.length).toBe(SIZE);
       expect(sha256(bytes)).toBe(digest);
       expect(topLevelBoxes(bytes).at(-1)!.type).toBe('free');
-      expect(await ffprobe(body)).toMatchObject({ codec: clip.media.codec, width: clip.media.width, height: clip.media.height });
+      expect(await ffprobeVideo(body)).toMatchObject({ codec: clip.media.codec, width: clip.media.width, height: clip.media.height });
     } finally {
       process.env.PATH = pathBefore;
       await fs.rm(dir, { recursive: true, force: true });
