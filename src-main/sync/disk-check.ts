@@ -84,7 +84,7 @@ export async function checkRecordedFiles(dest: Destination, state: RunState, clo
  * entries whose file is missing or changed now (its download failed, the set is no longer served,
  * or the file went after it was verified; a set folder swapped for a link loses every entry), as
  * set id -> keys. Changes nothing, so it may run beside the pass that writes the dataset files
- * (run.ts), which are written again in the rare sync where it finds one (dropEntries). Every file
+ * (run-finish.ts), which are written again in the rare sync where it finds one (dropEntries). Every file
  * goes through one checkPresence (a folder's lstat calls batched, on the file writer thread), not
  * one set after the other: at 100,000 sets the set-by-set round trips were most of the time
  * between the last download and the manifest.

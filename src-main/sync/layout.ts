@@ -19,7 +19,7 @@ export function stateDir(dest: string): string {
 }
 
 // Part files are DEST/.dataset-sync/partial/<resumeKey>.part (destination/local/part-upload.ts),
-// the resume key `${setId}-${fileId}-${sha256}` (set-plan.ts resumeKeyOf).
+// the resume key `${setId}-${fileId}-${sha256}` (file-download.ts resumeKeyOf).
 
 /** Temp files of atomic writes under DEST; emptied at the start of every sync (a crash may leave some). */
 export function scratchDir(dest: string): string {

@@ -40,7 +40,7 @@ export function connectionsFor(concurrency: number, multiplexed: boolean): numbe
 
 /**
  * Verified bytes that may wait for their commit to the local disk after their download gave its
- * transfer slot back (set-plan.ts): past this, a download keeps its slot until its commit ends, so
+ * transfer slot back (file-download.ts): past this, a download keeps its slot until its commit ends, so
  * small files held in memory (memory-upload.ts) stay bounded when the disk is slower than the network.
  */
 export const COMMITTING_BYTES_MAX = 16 * 1024 * 1024;

@@ -12,7 +12,7 @@
 // received whole and written with one upload write (WholeBodySink); when its destination opens
 // the upload without waiting, its first attempt is one function (firstWholeAttempt).
 //
-// This file is the entry (transferFile) and the face set-plan.ts imports. The jobs are in transfer/,
+// This file is the entry (transferFile) and the face file-download.ts imports. The jobs are in transfer/,
 // one a module (issue 69), each saying why its shapes are what they are:
 //   transfer/contract.ts     what a transfer is given and answers: TransferJob, TransferContext, the errors
 //   transfer/file-tries.ts   FileTries: the rules every attempt answers to, its hash and taps, the receiver choice

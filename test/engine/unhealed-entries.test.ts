@@ -2,7 +2,7 @@
 // dropEntries), over a real folder and a real state database: an entry whose file went or changed
 // leaves its record, whichever way the records are read (one scan of every file's row when the
 // sets are many, a record per set when they are few), and nothing else is touched. The look itself
-// changes nothing: it runs beside the pass that writes the dataset files (run.ts).
+// changes nothing: it runs beside the pass that writes the dataset files (run-finish.ts).
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

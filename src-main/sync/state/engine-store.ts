@@ -36,7 +36,7 @@ export type ListingFields = Pick<FileEntry, 'setId' | 'fileId' | 'slotIndex' | '
  */
 export type DropReason = 'lost' | 'left_out' | 'replaced';
 
-/** How a set's walk ended (set-plan.ts). */
+/** How a set's walk ended (set-outcome.ts). */
 export interface SetOutcome {
   updatedAt: string;
   isGold: boolean;

@@ -1,7 +1,7 @@
 // What a transfer is given and what it answers (docs/contracts.md §4): the file's own job
 // (TransferJob), what every transfer of a sync shares (TransferContext), the committed file
 // (Transferred) and the two ways a file fails for good (FileFailedError, FolderEscapeError), which
-// set-plan.ts reports while the sync goes on. Kept apart from the code so that every module of the
+// file-download.ts reports while the sync goes on. Kept apart from the code so that every module of the
 // transfer can import it and their imports run one way, without a cycle: contract <- tapped-hash,
 // body-sinks <- part-sink <- file-tries <- attempts <- transfer.ts (the entry, which re-exports this).
 import type { DeliveryClient } from '../../api/delivery-client';
@@ -25,7 +25,7 @@ export interface TransferJob {
   taps?(): StageTaps | undefined;
   /**
    * Called once the bytes are verified, just before a commit that only writes to this machine's
-   * disk (Upload.commitsLocally): the network is done with this file (set-plan.ts lets the next
+   * disk (Upload.commitsLocally): the network is done with this file (file-download.ts lets the next
    * download start).
    */
   committingLocally?(): void;

@@ -132,7 +132,7 @@ export function peekTextKey(root: string, key: string): string | null {
  * so a link or FIFO swapped in after the lstat is refused, never read.
  */
 export async function verifiedFile(key: string, file: string, size: number, sha256: string): Promise<ObjectInfo | null> {
-  // On the thread pool: this runs once for every file a first sync fetches (set-plan.ts adoptExisting).
+  // On the thread pool: this runs once for every file a first sync fetches (file-download.ts adoptExisting).
   const st = await lstatOrNull(file);
   if (!st || !st.isFile() || st.size !== size) return null;
   let opened;
