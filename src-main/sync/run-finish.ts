@@ -7,11 +7,11 @@ import { writeDatasetIndex } from './dataset-index';
 import { dropEntries, findUnhealedEntries } from './disk-check';
 import { localFsError } from './local-errors';
 import { fatalAnywhere, summaryExitCode } from './outcome';
-import type { SyncRun } from './run';
+import type { RunFields } from './run-fields';
 import { appendHistory } from './state/history';
 import { laterTimestamp } from './walk';
 
-function newSummary(run: SyncRun): SyncSummary {
+function newSummary(run: RunFields): SyncSummary {
   return {
     collectionId: run.options.collectionId,
     dest: run.dest?.label ?? run.settings?.dest ?? run.options.dest,
@@ -38,7 +38,7 @@ function newSummary(run: SyncRun): SyncSummary {
   };
 }
 
-export async function finish(run: SyncRun, walkCompleted: boolean): Promise<SyncSummary> {
+export async function finish(run: RunFields, walkCompleted: boolean): Promise<SyncSummary> {
   const s = newSummary(run);
   s.cancelled = run.options.signal?.aborted === true && !run.fatal;
   const state = run.state;

@@ -13,7 +13,7 @@ import { bindingConflict, type FolderOwner } from './folder-binding';
 import { localFsError } from './local-errors';
 import { fatalAnywhere } from './outcome';
 import { withRetry } from './retry';
-import type { SyncRun } from './run';
+import type { RunFields } from './run-fields';
 import { RunState } from './run-state';
 import { ConfigError, type RunSettings } from './sync-options';
 import { walkAcceptedSets, type WalkOutcome } from './walk';
@@ -28,7 +28,7 @@ export interface Listing {
 }
 
 /** Opens the destinations (nothing is touched yet): a spec that cannot be served is a config error. */
-export function openDestinations(run: SyncRun, v: RunSettings): { dest: Destination; consents: Destination; withdrawn: Destination } {
+export function openDestinations(run: RunFields, v: RunSettings): { dest: Destination; consents: Destination; withdrawn: Destination } {
   try {
     // Whatever backend the text names (registry.ts), with a store's endpoint from the options or
     // the environment (credentials from the store's default chain; the app injects destinations
@@ -52,7 +52,7 @@ export function openDestinations(run: SyncRun, v: RunSettings): { dest: Destinat
  * checks the owner again. On failure the fatal error is set, nothing is held, and undefined is
  * returned.
  */
-export async function openFolder(run: SyncRun, dest: Destination, owner: FolderOwner): Promise<{ lock: DestinationLock; state: RunState } | undefined> {
+export async function openFolder(run: RunFields, dest: Destination, owner: FolderOwner): Promise<{ lock: DestinationLock; state: RunState } | undefined> {
   let lock: DestinationLock | undefined;
   let state: RunState | undefined;
   try {
@@ -86,7 +86,7 @@ export async function openFolder(run: SyncRun, dest: Destination, owner: FolderO
 }
 
 /** A new folder belongs to this sync's service and collection from now on (ownerToBind). */
-export function bindFolder(run: SyncRun, state: RunState): void {
+export function bindFolder(run: RunFields, state: RunState): void {
   const owner = run.ownerToBind;
   if (!owner) return;
   run.ownerToBind = undefined;
@@ -94,7 +94,7 @@ export function bindFolder(run: SyncRun, state: RunState): void {
 }
 
 /** The collection's detail (it names the accepted-set count progress needs from its first event). */
-export function fetchCollection(run: SyncRun, client: DeliveryClient, v: RunSettings): Promise<CollectionDetail> {
+export function fetchCollection(run: RunFields, client: DeliveryClient, v: RunSettings): Promise<CollectionDetail> {
   const signal = run.signal;
   const collection = withRetry({ ...v.policy, clock: run.deps.clock }, () => client.getCollection(run.options.collectionId, signal), {
     signal,
@@ -105,7 +105,7 @@ export function fetchCollection(run: SyncRun, client: DeliveryClient, v: RunSett
 }
 
 /** The listing: the collection on its way, and (unless this is a repair) page 1 of the walk from `since`, sent at once. */
-export function openListing(run: SyncRun, client: DeliveryClient, v: RunSettings, since: string | undefined, collection: Promise<CollectionDetail>): Listing {
+export function openListing(run: RunFields, client: DeliveryClient, v: RunSettings, since: string | undefined, collection: Promise<CollectionDetail>): Listing {
   const signal = run.signal;
   const collectionId = run.options.collectionId;
   const policy = { ...v.policy, clock: run.deps.clock };

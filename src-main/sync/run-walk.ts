@@ -15,7 +15,7 @@ import { walkFatal } from './outcome';
 import { paced } from './loop-turns';
 import { ProgressTracker } from './progress';
 import { withRetry } from './retry';
-import type { SyncRun } from './run';
+import type { RunFields } from './run-fields';
 import type { RunContext } from './run-context';
 import { bindFolder, type Listing } from './run-open';
 import { failSet, reportNotServed } from './set-outcome';
@@ -25,7 +25,7 @@ import type { RunSettings } from './sync-options';
 import { laterTimestamp } from './walk';
 
 /** Returns true when the page walk completed (so the watermark may advance). */
-export async function syncAll(run: SyncRun, ctx: RunContext, v: RunSettings, listing: Listing): Promise<boolean> {
+export async function syncAll(run: RunFields, ctx: RunContext, v: RunSettings, listing: Listing): Promise<boolean> {
   const { signal } = ctx;
   const full = run.options.full === true;
   const acc = run.accounting;
@@ -123,7 +123,7 @@ export async function syncAll(run: SyncRun, ctx: RunContext, v: RunSettings, lis
  * that leaves `accepted` during a first sync is found by the next one (its updated_at is past
  * the watermark).
  */
-function scanLeftAccepted(run: SyncRun, ctx: RunContext, since: string | undefined): void {
+function scanLeftAccepted(run: RunFields, ctx: RunContext, since: string | undefined): void {
   if (!ctx.state.heldSetsAtStart) return;
   const store = ctx.state.store;
   run.leftAccepted = findLeftAccepted(ctx.client, run.options.collectionId, since, (id) => store.get(id) !== undefined, ctx.policy, ctx.signal);
@@ -131,7 +131,7 @@ function scanLeftAccepted(run: SyncRun, ctx: RunContext, since: string | undefin
 }
 
 /** Moves the sets the scan found out of the dataset; false when the scan failed (the watermark then stays). */
-async function withdrawLeftAccepted(run: SyncRun, ctx: RunContext): Promise<boolean> {
+async function withdrawLeftAccepted(run: RunFields, ctx: RunContext): Promise<boolean> {
   if (!run.leftAccepted) return true;
   let found: Map<number, string>;
   try {
@@ -151,13 +151,13 @@ async function withdrawLeftAccepted(run: SyncRun, ctx: RunContext): Promise<bool
 }
 
 /** Every set is listed and planned: file totals are final, the progress fraction goes by bytes. */
-function listed(run: SyncRun): void {
+function listed(run: RunFields): void {
   run.accounting.listed = true;
   run.accounting.phase = 'downloading';
   run.progress?.update();
 }
 
-function walkFailure(run: SyncRun, e: unknown, doing: string): void {
+function walkFailure(run: RunFields, e: unknown, doing: string): void {
   if (run.endsSync(e)) return;
   const fatal = walkFatal(e, doing, run.options.collectionId);
   if (!fatal) throw e;
@@ -165,7 +165,7 @@ function walkFailure(run: SyncRun, e: unknown, doing: string): void {
 }
 
 /** A set from the walk or fetched again; the overlap window repeats sets, so each id is planned once. */
-async function processSet(run: SyncRun, ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
+async function processSet(run: RunFields, ctx: RunContext, set: SetRecord, pools: SyncPools): Promise<void> {
   if (run.seen.has(set.id)) return;
   run.seen.add(set.id);
   const { accepted } = await syncSet(ctx, set, pools);
@@ -176,7 +176,7 @@ async function processSet(run: SyncRun, ctx: RunContext, set: SetRecord, pools: 
  * A record of a page that broke the contract (a size as a string, an upper-case sha256...)
  * fails its own set, which stays pending; every other set of the page syncs.
  */
-function rejectRecord(run: SyncRun, ctx: RunContext, record: NonNullable<SetsPage['rejected']>[number]): void {
+function rejectRecord(run: RunFields, ctx: RunContext, record: NonNullable<SetsPage['rejected']>[number]): void {
   const reason = `the service's record breaks the API contract: ${record.reason}`;
   if (record.id === null) {
     // Without an id it cannot be fetched again: the watermark stays, so the next sync walks this window again.
@@ -192,7 +192,7 @@ function rejectRecord(run: SyncRun, ctx: RunContext, record: NonNullable<SetsPag
 }
 
 /** GET /sets/:id for a set the walk did not return (pending after a failure). */
-async function fetchSetAgain(run: SyncRun, ctx: RunContext, id: number, pools: SyncPools): Promise<void> {
+async function fetchSetAgain(run: RunFields, ctx: RunContext, id: number, pools: SyncPools): Promise<void> {
   let set: SetRecord;
   try {
     set = await withRetry(ctx.policy, () => ctx.client.getSet(run.options.collectionId, id, ctx.signal), { signal: ctx.signal });
@@ -210,7 +210,7 @@ async function fetchSetAgain(run: SyncRun, ctx: RunContext, id: number, pools: S
 }
 
 /** --full: local sets the walk did not return are reported; their files are kept. */
-async function reportNotServedSets(run: SyncRun, ctx: RunContext): Promise<void> {
+async function reportNotServedSets(run: RunFields, ctx: RunContext): Promise<void> {
   // One record read per known set: with event-loop turns (loop-turns.ts), the app's window stays live.
   for await (const id of paced(ctx.state.store.ids())) {
     if (!run.seen.has(id) && ctx.state.store.get(id) !== undefined) reportNotServed(ctx, id, 'no longer served as accepted; local files are kept');

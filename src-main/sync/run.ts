@@ -8,8 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { createDeliveryClient, type DeliveryClient } from '../api/delivery-client';
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SyncEvent, SyncOptions, SyncSummary } from '../../src-shared/sync-events';
-import { Accounting, type RateLimiter } from './accounting';
-import type { Clock } from './clock';
+import { Accounting } from './accounting';
 import type { Destination, DestinationLock } from './destination/destination';
 import { changesSubset, resolveSubset } from './subset';
 import { warmIndexExtension } from './dataset-index';
@@ -29,30 +28,18 @@ import { createStages } from './stages/registry';
 import { InFlight } from './in-flight';
 import { ConfigError, resolveOptions, type RunSettings } from './sync-options';
 import { connectionsFor } from './sync-pools';
-import type { PauseGate } from './task-pool';
 import { updatedSinceFor } from './walk';
+import type { RunDeps, RunFields } from './run-fields';
 
-/** What a run uses from outside; engine.ts fills in the defaults. */
-export interface RunDeps {
-  /** When given, the caller owns it (the run does not close it). */
-  client?: DeliveryClient;
-  clock: Clock;
-  limiter: RateLimiter;
-  gate: PauseGate;
-  /** When given, the caller owns it (the run neither opens nor closes it); else the folder options.dest. */
-  destination?: Destination;
-  /** When given, the caller owns it; else the folder options.consentsDir or `DEST.consents`. */
-  consents?: Destination;
-  /** When given, the caller owns it; else `DEST.withdrawn` (a bucket's `PREFIX.withdrawn/`). */
-  withdrawn?: Destination;
-}
+export type { RunDeps } from './run-fields';
+
 
 /**
  * One run. Its parts are functions of the run in their own files (run-open.ts, run-walk.ts,
  * run-finish.ts): they read and fill the fields below, so those are not private; nothing outside
  * the run touches them (run-sync.ts only calls run()).
  */
-export class SyncRun {
+export class SyncRun implements RunFields {
   readonly startedAt: number;
   private readonly controller = new AbortController();
   readonly accounting: Accounting;
