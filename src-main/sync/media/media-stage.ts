@@ -46,6 +46,8 @@ export class MediaStage implements Stage {
   private readonly queued = new Set<string>();
   private readonly prober: Prober | undefined;
   private rules: Promise<Rules> | undefined;
+  /** The rules once read (report judges without a promise from then on). */
+  private rulesRead: Rules | undefined;
   private warned = false;
   /** Owed checks of earlier syncs being queued (start()): finish() waits for the pass too. */
   private owedPass: Promise<void> = Promise.resolve();
@@ -80,7 +82,7 @@ export class MediaStage implements Stage {
     const known = entryOf(this.state.store.stageResult(MEDIA_STAGE, file), file.sha256);
     if (known) {
       // Checked by an earlier sync: said again only when it has a problem (the app shows it again).
-      void this.report(file.setId, file.path, known, false);
+      this.report(file.setId, file.path, known, false);
       return;
     }
     // Not seen as it streamed (up to date or adopted with no result of this version, or the deep check): read on the stage's queue.
@@ -98,7 +100,11 @@ export class MediaStage implements Stage {
    * a dataset fully checked asks the store nothing.
    */
   start(): void {
-    if (this.mode === 'off' || !this.state.heldSetsAtStart) return;
+    if (this.mode === 'off') return;
+    // The rules are read now (collection.json was just written), so the first files are judged at once too.
+    this.rules ??= this.dest.readText('collection.json').then(rulesOfCollectionJson, () => ({}));
+    void this.rules.then((rules) => (this.rulesRead = rules));
+    if (!this.state.heldSetsAtStart) return;
     const last = mediaFingerprintOf(this.state.head);
     if (last !== undefined && last.unprobed === 0) return;
     this.owedPass = this.queueOwed().catch((e: unknown) => this.warnOnce(`Media check: could not list the files still to check (${(e as Error).message}); the next sync tries again.`));
@@ -175,7 +181,7 @@ export class MediaStage implements Stage {
   private record(file: StageFile, entry: MediaEntry, reportAll: boolean): void {
     this.state.store.recordStageResult(MEDIA_STAGE, file, resultOf(entry));
     this.checkedSets.add(file.setId);
-    void this.report(file.setId, file.path, entry, reportAll);
+    this.report(file.setId, file.path, entry, reportAll);
   }
 
   /** The listing's media of each file of set `id`, by filename, as its set.json keeps them; empty when it cannot be read. */
@@ -189,9 +195,21 @@ export class MediaStage implements Stage {
     return out;
   }
 
-  private async report(setId: number, rel: string, media: MediaEntry, probed: boolean): Promise<void> {
+  /**
+   * Says what was found (a `media` event), judged against collection.json's rules: read once, and
+   * from then on each file is judged at once, without a promise (a first sync verifies thousands a second).
+   */
+  private report(setId: number, rel: string, media: MediaEntry, probed: boolean): void {
+    if (this.rulesRead !== undefined) return this.say(this.rulesRead, setId, rel, media, probed);
     this.rules ??= this.dest.readText('collection.json').then(rulesOfCollectionJson, () => ({}));
-    const v = judge(rel, media, await this.rules);
+    void this.rules.then((rules) => {
+      this.rulesRead = rules;
+      this.say(rules, setId, rel, media, probed);
+    });
+  }
+
+  private say(rules: Rules, setId: number, rel: string, media: MediaEntry, probed: boolean): void {
+    const v = judge(rel, media, rules);
     // Files checked now are all reported; a file checked before only when it has a problem.
     if (!probed && !isProblem(v)) return;
     this.emit({ type: 'media', setId, path: rel, rules: v.rules, listing: v.listing, problems: v.words, probed });

@@ -61,7 +61,8 @@ function parserFor(format: Format): FormatParser {
 
 class Reader implements ContainerReader {
   /** The first bytes, until they tell the format. */
-  private readonly head = Buffer.alloc(SNIFF_BYTES);
+  /** Only the bytes copied in are read (headBytes): from Node's pool, not zero-filled, one per file. */
+  private readonly head = Buffer.allocUnsafe(SNIFF_BYTES);
   private headBytes = 0;
   private feed: ByteFeed | null = null;
   private rejected = false;
