@@ -71,7 +71,12 @@ describe('parseDestination', () => {
   it('refuses endpoints that are not a bare http(s) origin, without echoing credentials', () => {
     expect(configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: 'not a url' }))).toMatch(/is not a URL/);
     expect(configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: 'ftp://x.org' }))).toMatch(/must start with https:\/\//);
-    expect(configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: 'https://s3.example.org/bucket' }))).toMatch(/without a path/);
+    expect(configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: 'https://s3.example.org/bucket' }))).toMatch(/bare origin: remove "\/bucket"/);
+    // Plain http only to this computer: a remote host is refused before any request, naming https.
+    for (const remote of ['http://s3.example.org', 'http://10.1.2.3:7480', 'HTTP://S3.EXAMPLE.ORG']) {
+      expect(configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: remote }))).toMatch(/must start with https:\/\/: plain http:\/\/ is allowed only for this computer/);
+    }
+    expect(configError(() => parseDestination('s3://b-1/p', { env: { AWS_ENDPOINT_URL: 'http://s3.example.org' } }))).toMatch(/must start with https/);
     const m = configError(() => parseDestination('s3://b-1/p', { env: NO_ENV, endpoint: 'https://AKIA:topsecret@s3.example.org' }));
     expect(m).toMatch(/must not contain credentials/);
     expect(m).not.toContain('topsecret');

@@ -3,6 +3,7 @@
 // --s3-endpoint, else (for a consents text) the dataset's, else AWS_ENDPOINT_URL_S3, else
 // AWS_ENDPOINT_URL, else AWS; the region from AWS_REGION (default us-east-1); path-style
 // addressing for IP and loopback endpoints.
+import { isLoopbackHost } from '../../../api/base-url';
 import { DestinationError } from '../destination';
 import type { ParseOptions } from '../registry';
 import { DEFAULT_REGION, needsPathStyle, type BucketSpec } from './naming';
@@ -33,9 +34,14 @@ export function normaliseEndpoint(raw: string): string {
   } catch {
     throw configError(`The S3 endpoint "${raw}" is not a URL (expected e.g. https://s3.example.org).`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(`The S3 endpoint ${url.origin} must start with https:// (or http://).`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(`The S3 endpoint ${url.origin} must start with https:// (http:// only for this computer: 127.0.0.1, localhost, [::1]).`);
   if (url.username || url.password) throw configError('The S3 endpoint must not contain credentials: give them through AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile.');
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) throw configError(`The S3 endpoint ${url.origin} must be a bare origin, without a path (the bucket goes in s3://BUCKET/PREFIX).`);
+  // Consent records carry real names and the requests carry the S3 signature: nothing goes in clear beyond this machine.
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw configError(`The S3 endpoint ${url.origin} must start with https://: plain http:// is allowed only for this computer (127.0.0.1, localhost, [::1]).`);
+  }
+  const extra = `${url.pathname === '/' ? '' : url.pathname}${url.search}${url.hash}`;
+  if (extra !== '') throw configError(`The S3 endpoint must be a bare origin: remove "${extra}" from it (the bucket goes in s3://BUCKET/PREFIX).`);
   return url.origin;
 }
 
