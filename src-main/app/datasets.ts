@@ -4,7 +4,7 @@
 // offers or reuses this one's folder or watermark.
 import type { SetsPage } from '../../src-shared/delivery-api';
 import type { SettingsStore } from '../settings/settings-store';
-import { listWithdrawn, openDestination, parseDestination, purgeWithdrawn, siblingSpec, verify, type Destination, type VerifyOptions } from '../sync/engine';
+import { DestinationError, listWithdrawn, openDestination, parseDestination, purgeWithdrawn, siblingSpec, verify, type Destination, type VerifyOptions } from '../sync/engine';
 import type { VerifyReport } from '../../src-shared/sync-events';
 import type { VerifyProgress } from '../../src-shared/ipc-contract';
 import type { CollectionDatasetSettings, CollectionListItem, DatasetCard, DatasetSubset, HistoryEntry, WithdrawnData } from '../../src-shared/ipc-contract';
@@ -196,6 +196,8 @@ export class Datasets {
         report = dataset.bucket ? await this.verifyBucket(dataset.bucket, onProgress, signal) : await verify(dest, { onProgress, signal });
       } catch (e) {
         if (signal.aborted) throw new AppError('cancelled', 'Verify cancelled; nothing on disk was changed.');
+        // Nothing synced there yet: said as the CLI says it, not as an unexpected error.
+        if (e instanceof DestinationError && e.code === 'ENOENT') throw new AppError('refused', `Nothing to verify yet: ${dataset.bucket ? `s3://${dataset.bucket.bucket}/${dataset.bucket.prefix}` : dest} has no manifest.csv (it has not been synced). Sync it first.`);
         throw e;
       }
       // The card's notes live in a folder's engine state; a bucket's verify is reported, not noted.

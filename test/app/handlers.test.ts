@@ -272,6 +272,24 @@ describe('sync through the handlers', () => {
     expect(report).toMatchObject({ filesChecked: 18, ok: 18, missing: [], changed: [] });
   });
 
+  it('verify before the first sync says in words that there is nothing to verify yet', async () => {
+    const other = otherCollectionId!;
+    const fresh = join(await mkdtemp(join(tmpdir(), 'dsync-unsynced-')), 'ds');
+    h.nextFolder = fresh;
+    try {
+      expect(await value(h, 'dataset:pickFolder', { collectionId: other })).toEqual({ dest: fresh });
+      // The CLI's words ("no manifest.csv there"), never "Unexpected error in the app".
+      expect(await call(h, 'verify:run', { collectionId: other })).toMatchObject({
+        ok: false,
+        error: { kind: 'invalid_argument', message: `Nothing to verify yet: ${fresh} has no manifest.csv (it has not been synced). Sync it first.` },
+      });
+    } finally {
+      h.nextFolder = null;
+      h.settings.setCollectionDataset(account(h).id, other, null);
+      await rm(join(fresh, '..'), { recursive: true, force: true });
+    }
+  });
+
   it('a chosen folder is checked at once: another collection\'s dataset, inside a dataset or its consents, not writable', async () => {
     const other = otherCollectionId!;
     const refusal = async (folder: string) => {
