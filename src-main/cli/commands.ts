@@ -236,7 +236,13 @@ async function verifyAt(destination: Destination, dest: string, s3Endpoint: stri
     for (const p of report.extra) io.stdout.write(`extra    ${p}\n`);
     io.stdout.write(`${report.ok} of ${report.filesChecked} files OK; ${report.missing.length} missing, ${report.changed.length} changed, ${report.extra.length} extra\n`);
   }
-  if (!target) return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+  if (!target) {
+    // Said where the fix is: a repair brings back what is missing or changed (extra files are only listed).
+    if (!json && report.missing.length + report.changed.length > 0) {
+      io.stderr.write(`To download the missing and changed files again: dataset-sync verify --dest ${JSON.stringify(dest)}${s3Endpoint ? ` --s3-endpoint ${s3Endpoint}` : ''} --repair\n`);
+    }
+    return report.missing.length + report.changed.length + report.extra.length === 0 ? 0 : 1;
+  }
   if (report.missing.length + report.changed.length === 0) {
     if (!json) io.stdout.write('Nothing to repair.\n');
     return 0;

@@ -69,7 +69,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`dataset-sync: ${e.message}\n\n${USAGE}`);
+      // The command's own usage, not every command's: the mistake stays on screen.
+      const help = isCommand(command) ? `${commandUsage(command).split('\n')[0]!}\n(dataset-sync ${command} --help for every option)\n` : USAGE;
+      io.stderr.write(`dataset-sync: ${e.message}\n\n${help}`);
       return 2;
     }
     if (e instanceof MissingKeyError) {

@@ -11,8 +11,11 @@ export class UsageError extends Error {
 export const COMMAND_HELP = {
   sync: `  sync --base-url URL --collection ID --dest DIR|s3://BUCKET/PREFIX [--s3-endpoint URL] [--consents-dir DIR|s3://…]
        [--concurrency N] [--bwlimit RATE] [--exclude-gold] [--slots KEY,…] [--groups VALUE,…] [--full] [--json]
-      one incremental sync of one collection into DIR or a bucket; --bwlimit caps the total download rate
-      (rclone's syntax: 4M = 4 MiB/s, 500k = 500 KiB/s, 1000B = bytes/s, a plain number = KiB/s, off);
+      one incremental sync of one collection into DIR or a bucket; --concurrency is the large files
+      transferred at once (1 to 16, default 4; several small files share one); --bwlimit caps the
+      total download rate (default off; rclone's syntax: 4M = 4 MiB/s, 500k = 500 KiB/s, 1000B = bytes/s,
+      a plain number = KiB/s, off); --consents-dir defaults to DIR.consents beside DIR (never inside it);
+      --full walks every accepted set, not only those changed since the last sync;
       --slots keeps the files of those slot keys only, --groups the sets with a participant in one of those
       quota groups (quota_group.value); both are remembered for DIR until given again (all = every one);
       what falls out of the subset, and sets that left "accepted", move to DIR.withdrawn/<set_id>/;

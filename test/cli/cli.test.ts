@@ -53,6 +53,11 @@ describe('dataset-sync sync', () => {
     const bad = await runCli(['verify', '--dest', dest, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({ changed: [victim], missing: [], extra: [] });
+    // In words, it says where the fix is.
+    const said = await runCli(['verify', '--dest', dest]);
+    expect(said.code).toBe(1);
+    expect(said.stdout).toContain(`changed  ${victim}`);
+    expect(said.stderr).toContain(`To download the missing and changed files again: dataset-sync verify --dest ${JSON.stringify(dest)} --repair`);
   });
 
   it('human output goes to stderr and names the outcome', async () => {
@@ -112,6 +117,12 @@ describe('dataset-sync sync', () => {
       const r = await runCli(args, { env: withKey() });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('Usage: dataset-sync');
+      // A command's mistake shows that command's usage, not every command's.
+      if (args[0] === 'sync') {
+        expect(r.stderr).toContain('Usage: dataset-sync sync --base-url URL');
+        expect(r.stderr).toContain('dataset-sync sync --help for every option');
+        expect(r.stderr).not.toContain('purge-withdrawn');
+      }
     }
   });
 

@@ -33,6 +33,11 @@ describe('--help and --version', () => {
     const help = await runCli(['help', 'verify']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: dataset-sync verify --dest DIR/);
+    // sync's help says its defaults and ranges.
+    const sync = await runCli(['sync', '--help']);
+    expect(sync.stdout).toContain('1 to 16, default 4');
+    expect(sync.stdout).toContain('default off');
+    expect(sync.stdout).toContain('defaults to DIR.consents');
   });
 
   it('dataset-sync --version prints the version of package.json', async () => {
